@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * The one path to target memory. Every read of the target, the Ruby
+ * reader's and libunwind's, goes through a struct mem. Backends sit behind
+ * an ops table: the live process (process_vm_readv with a PTRACE_PEEKDATA
+ * fallback and a small cache valid for one stop) and, later, a captured
+ * snapshot for tests and fuzzing.
+ *
+ * Target memory is untrusted input: every read can fail; callers treat a
+ * failure as "drop this sample", never as fatal.
+ */
+#ifndef RBFLAME_MEM_H
+#define RBFLAME_MEM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mem;
+
+struct mem_stats {
+	uint64_t reads;		/* mem_read() calls */
+	uint64_t syscalls;	/* process_vm_readv / peek calls made */
+	uint64_t cache_hits;
+	uint64_t failures;	/* reads that returned -1 */
+};
+
+struct mem_ops {
+	const char *name;
+	/* Read exactly len bytes at addr into buf: 0, or -1 with errno
+	 * (EFAULT/EIO for unmapped memory, ESRCH for a vanished target). */
+	int (*read)(struct mem *m, uint64_t addr, void *buf, size_t len);
+	/* Forget cached contents: the target ran since the last read. */
+	void (*flush)(struct mem *m);
+	void (*destroy)(struct mem *m);
+};
+
+struct mem {
+	const struct mem_ops *ops;
+	struct mem_stats stats;
+	void *priv;
+};
+
+/** Live process backend for pid (any tid of the process reads the same). */
+struct mem *mem_create_live(pid_t pid);
+
+/** Reads len bytes at addr: 0 on success, -1 with errno on any failure. */
+int mem_read(struct mem *m, uint64_t addr, void *buf, size_t len);
+/** Reads one 64-bit word. */
+int mem_read_u64(struct mem *m, uint64_t addr, uint64_t *out);
+/**
+ * Reads a NUL-terminated string of at most cap-1 bytes into buf (always
+ * terminated). Returns its length, or -1 when nothing could be read.
+ */
+ssize_t mem_read_str(struct mem *m, uint64_t addr, char *buf, size_t cap);
+/** Invalidates cached contents; call whenever the target may have run. */
+void mem_flush(struct mem *m);
+/** Frees m (NULL is fine). */
+void mem_destroy(struct mem *m);
+
+#endif

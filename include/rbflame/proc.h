@@ -1,0 +1,93 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * Parsing of /proc for one target: memory maps, threads, names, the
+ * syscall a thread is blocked in, and the target's root directory (so
+ * files of chrooted or containerised targets are opened through
+ * /proc/PID/root). The /proc location itself is settable so tests can
+ * point it at a fake tree.
+ */
+#ifndef RBFLAME_PROC_H
+#define RBFLAME_PROC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/** Where /proc is ("/proc" unless a test changes it). */
+extern const char *proc_dir;
+
+struct map {
+	uint64_t start, end;	/* [start, end) */
+	uint64_t offset;	/* file offset of start */
+	int prot;		/* PROT_READ | PROT_WRITE | PROT_EXEC */
+	uint64_t inode;
+	char *path;		/* as /proc/PID/maps prints it, NULL if anonymous */
+};
+
+struct maps {
+	struct map *v;
+	size_t n;
+};
+
+/** Reads /proc/PID/maps. 0, or -1 with errno. maps_free() frees. */
+int proc_maps_read(pid_t pid, struct maps *out);
+/** Parses maps text (for unit tests). */
+int proc_maps_parse(const char *text, struct maps *out);
+/** The mapping containing addr, or NULL. Binary search. */
+const struct map *maps_find(const struct maps *m, uint64_t addr);
+void maps_free(struct maps *m);
+
+/**
+ * How to open a file named in the target's maps from rbflame's mount
+ * namespace: "/proc/PID/root" + path with the target's root prefix (the
+ * readlink of /proc/PID/root, as our root sees it) stripped, because maps
+ * prints paths relative to the reader's root. Caller frees.
+ */
+char *proc_target_path(pid_t pid, const char *root_prefix, const char *path);
+/** readlink /proc/PID/root into buf; "/" for an unchrooted target. */
+int proc_root_prefix(pid_t pid, char *buf, size_t cap);
+
+/** Threads of pid: *tids is malloc'd, *n set. 0 or -1. */
+int proc_tasks(pid_t pid, pid_t **tids, size_t *n);
+/** comm of a thread ("" on failure); 0 or -1. */
+int proc_thread_comm(pid_t pid, pid_t tid, char *buf, size_t cap);
+/** Command line of pid, args joined by spaces, truncated to cap. */
+int proc_cmdline(pid_t pid, char *buf, size_t cap);
+/** Real uid owning pid, and the state letter from /proc/PID/stat. */
+int proc_status_uid(pid_t pid, uid_t *uid);
+int proc_thread_state(pid_t pid, pid_t tid, char *state);
+/** TracerPid of pid (0 when untraced), -1 on error. */
+int proc_tracer_pid(pid_t pid, pid_t *tracer);
+
+/** What /proc/PID/task/TID/syscall says. */
+struct proc_syscall {
+	enum {
+		PSC_RUNNING,	/* "running": on a CPU or runnable */
+		PSC_BLOCKED,	/* blocked inside syscall nr */
+		PSC_USER,	/* blocked outside a syscall ("-1 sp pc") */
+		PSC_UNKNOWN,
+	} kind;
+	long nr;
+	uint64_t args[6];
+	uint64_t sp, pc;
+};
+
+/** Parses one line of /proc/.../syscall text. */
+int proc_syscall_parse(const char *text, struct proc_syscall *out);
+/**
+ * Reads it through fd (an open /proc/PID/task/TID/syscall; pread at 0
+ * regenerates the text, so one fd serves every tick).
+ */
+int proc_syscall_read_fd(int fd, struct proc_syscall *out);
+
+/**
+ * True when interrupting a thread blocked in syscall nr would make it fail
+ * with EINTR whatever SA_RESTART says (man 7 signal: epoll_wait,
+ * sigtimedwait, semop, io_getevents, ...). Such threads are never
+ * interrupted.
+ */
+bool proc_syscall_nonrestartable(long nr);
+
+#endif
