@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * One profiling run end to end: attach to or launch the target, sample it
+ * on the tracer thread until the duration ends, the user stops us or the
+ * target exits, let the tracer thread go (which detaches), write the
+ * profile and, in launch mode, wait for the command.
+ */
+#ifndef RBFLAME_RUN_H
+#define RBFLAME_RUN_H
+
+#include "rbflame/options.h"
+
+/** Runs the profile described by o; returns the process exit status. */
+int run_profile(const struct options *o);
+
+#endif

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * One tick: for each thread whose stack must be read, stop it (unless its
+ * stack is provably frozen in a blocking syscall), read registers and
+ * unwind through our memory module, resume it, and only then turn the
+ * instruction pointers into frame names and record the sample. Runs on
+ * the tracer thread.
+ */
+#ifndef RBFLAME_SAMPLER_H
+#define RBFLAME_SAMPLER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "rbflame/profile.h"
+#include "rbflame/target.h"
+
+#define SAMPLER_MAX_FRAMES 512
+
+struct mem;
+struct symtab;
+struct unwinder;
+struct ip_cache;
+
+struct sampler {
+	struct target *t;
+	struct profile *prof;
+	struct mem *mem;
+	struct symtab *symtab;
+	struct unwinder *unwinder;
+	struct ip_cache *names;	/* ip -> frame id */
+	bool threads;		/* root stacks at their thread */
+	uint64_t start_ns;
+	uint64_t tick;
+};
+
+/** Sets up memory, symbols and unwinding for t's process. */
+int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
+		 bool threads, uint64_t start_ns);
+/** Samples every thread once. */
+void sampler_tick(struct sampler *s);
+void sampler_fini(struct sampler *s);
+
+#endif

@@ -1,0 +1,125 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * The ptrace lifecycle of a target's threads: seize them once (new threads
+ * are traced automatically), stop one on request, resume it, and handle
+ * every other event on the way: signals are re-injected, group stops are
+ * respected (PTRACE_LISTEN), exec and exit are noticed.
+ *
+ * All of this must run on one thread, the tracer thread: ptrace ties
+ * tracees to the thread that attached. Detaching is done by that thread
+ * exiting after target_release(): the kernel then detaches every tracee
+ * without stopping it, so no thread blocked in a non-restartable syscall
+ * is ever interrupted on the way out, and a SIGKILLed rbflame detaches the
+ * same way.
+ */
+#ifndef RBFLAME_TARGET_H
+#define RBFLAME_TARGET_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <sys/user.h>
+
+enum thread_state {
+	TS_RUNNING,		/* not in a stop we know of */
+	TS_STOPPING,		/* PTRACE_INTERRUPT sent, stop not seen yet */
+	TS_STOPPED,		/* in the interrupt stop we asked for */
+	TS_GROUP_STOPPED,	/* stopped by SIGSTOP & co, listening */
+	TS_GONE,
+};
+
+struct target_thread {
+	pid_t tid;
+	enum thread_state state;
+	bool unwanted;		/* interrupt pending that nobody waits for */
+	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
+	uint64_t stopped_at_ns;
+	void *priv;		/* the sampler's per-thread state */
+};
+
+struct target_stats {
+	uint64_t signals_forwarded;
+	uint64_t threads_seen;
+	uint64_t eintr_fixups;	/* interrupted syscalls turned into restarts */
+};
+
+struct target {
+	pid_t pid;
+	bool launched;
+	bool exited;		/* the whole process is gone */
+	int exit_status;	/* wait status of the leader when exited */
+	bool exec_seen;		/* an exec replaced the image: maps changed */
+	struct target_thread *threads;
+	size_t nthreads, cap;
+	int sigchld_fd;		/* signalfd for SIGCHLD */
+	sigset_t wait_mask;	/* mask while waiting (lets SIGINT in) */
+	volatile sig_atomic_t *stop_flag; /* set by a signal handler */
+	void (*thread_gone)(struct target_thread *th, void *arg);
+	void *thread_gone_arg;
+	struct target_stats stats;
+};
+
+/**
+ * Prepares t: SIGCHLD must already be blocked in the calling thread.
+ * wait_mask is the signal mask to hold while sleeping (so termination
+ * signals can interrupt a wait); stop_flag is checked after each wake-up.
+ */
+int target_init(struct target *t, const sigset_t *wait_mask,
+		volatile sig_atomic_t *stop_flag);
+
+/**
+ * Seizes every thread of pid (PTRACE_SEIZE, clone and exec tracing on),
+ * re-listing until no new thread appears. -1 with errno from the leader's
+ * seize (EPERM, ESRCH) on failure, nothing left attached.
+ */
+int target_attach(struct target *t, pid_t pid);
+
+/**
+ * Forks and execs argv traced from its first instruction. The child keeps
+ * the terminal's foreground process group. On failure to exec returns -1
+ * and sets *exec_errno (ENOENT -> 127, others -> 126).
+ */
+int target_launch(struct target *t, char **argv, int *exec_errno);
+
+/** Finds a thread by tid, NULL if unknown. */
+struct target_thread *target_thread_find(struct target *t, pid_t tid);
+
+/** Asks th to stop (PTRACE_INTERRUPT). */
+int target_interrupt(struct target *t, struct target_thread *th);
+/**
+ * Handles events until th is stopped, gone, or timeout_ns passes. 0 when
+ * stopped; -1 otherwise (th is then left to resume itself when its stop
+ * arrives).
+ */
+int target_wait_stopped(struct target *t, struct target_thread *th,
+			uint64_t timeout_ns);
+/**
+ * In a stop we caused, a non-restartable syscall (epoll_wait...) has
+ * already failed with EINTR: rewrite its result so the kernel restarts it,
+ * keeping man 7 signal's semantics if a real handler runs too.
+ */
+void target_fix_interrupted_syscall(struct target *t, struct target_thread *th,
+				    struct user_regs_struct *regs);
+/** Resumes a thread we stopped. */
+int target_resume(struct target *t, struct target_thread *th);
+/** Registers of a stopped thread. */
+int target_get_regs(struct target_thread *th, struct user_regs_struct *regs);
+
+/**
+ * Handles pending ptrace events, sleeping up to timeout_ns for the first
+ * one (0: do not sleep). Returns early when *stop_flag is set.
+ */
+void target_poll(struct target *t, uint64_t timeout_ns);
+
+/**
+ * Leaves every thread running: resumes our stops, drains events. The
+ * tracer thread must exit afterwards for the kernel to detach.
+ */
+void target_release(struct target *t);
+
+/** Frees t's memory (after the tracer thread is done). */
+void target_fini(struct target *t);
+
+#endif

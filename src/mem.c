@@ -1,0 +1,243 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * Target memory, live-process backend: process_vm_readv through a small
+ * direct-mapped cache of aligned lines that is valid for one stop (the
+ * sampler flushes it whenever the target may have run), with a
+ * PTRACE_PEEKDATA fallback for kernels or targets where process_vm_readv
+ * is refused. Owns nothing but its cache.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/uio.h>
+
+#include "rbflame/mem.h"
+#include "rbflame/xmalloc.h"
+
+#define LINE_SHIFT 9			/* 512-byte lines */
+#define LINE_SIZE (1u << LINE_SHIFT)
+#define NLINES 128			/* 64 KiB of cache */
+
+struct line {
+	uint64_t tag;			/* line address | 1 when valid */
+	uint32_t gen;
+	unsigned char data[LINE_SIZE];
+};
+
+struct live {
+	pid_t pid;
+	uint32_t gen;			/* bumped by flush: O(1) invalidation */
+	int use_peek;			/* process_vm_readv refused (ENOSYS/EPERM) */
+	struct line lines[NLINES];
+};
+
+static int
+peek_read(pid_t pid, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *out = buf;
+	uint64_t a = addr & ~7ull;
+	size_t skip = addr - a;
+
+	while (len > 0) {
+		long w;
+		size_t n;
+
+		errno = 0;
+		w = ptrace(PTRACE_PEEKDATA, pid, (void *)a, NULL);
+		if (errno)
+			return -1;
+		n = sizeof(w) - skip;
+		if (n > len)
+			n = len;
+		memcpy(out, (unsigned char *)&w + skip, n);
+		out += n;
+		len -= n;
+		a += sizeof(w);
+		skip = 0;
+	}
+	return 0;
+}
+
+static int
+raw_read(struct mem *m, uint64_t addr, void *buf, size_t len)
+{
+	struct live *lv = m->priv;
+	struct iovec local = { buf, len };
+	struct iovec remote = { (void *)(uintptr_t)addr, len };
+	ssize_t n;
+
+	m->stats.syscalls++;
+	if (!lv->use_peek) {
+		n = process_vm_readv(lv->pid, &local, 1, &remote, 1, 0);
+		if (n == (ssize_t)len)
+			return 0;
+		if (n >= 0) {
+			errno = EFAULT;	/* partial: the rest is unmapped */
+			return -1;
+		}
+		if (errno != ENOSYS && errno != EPERM)
+			return -1;
+		lv->use_peek = 1;
+	}
+	return peek_read(lv->pid, addr, buf, len);
+}
+
+static struct line *
+line_get(struct mem *m, uint64_t laddr)
+{
+	struct live *lv = m->priv;
+	struct line *l = &lv->lines[(laddr >> LINE_SHIFT) % NLINES];
+
+	if (l->tag == (laddr | 1) && l->gen == lv->gen) {
+		m->stats.cache_hits++;
+		return l;
+	}
+	if (raw_read(m, laddr, l->data, LINE_SIZE) < 0) {
+		l->tag = 0;
+		return NULL;
+	}
+	l->tag = laddr | 1;
+	l->gen = lv->gen;
+	return l;
+}
+
+static int
+live_read(struct mem *m, uint64_t addr, void *buf, size_t len)
+{
+	unsigned char *out = buf;
+
+	if (len == 0)
+		return 0;
+	if (addr + len < addr) {
+		errno = EFAULT;
+		return -1;
+	}
+	/* Large reads (a whole control-frame array) bypass the cache. */
+	if (len > 2 * LINE_SIZE)
+		return raw_read(m, addr, buf, len);
+	while (len > 0) {
+		uint64_t laddr = addr & ~(uint64_t)(LINE_SIZE - 1);
+		size_t off = addr - laddr;
+		size_t n = LINE_SIZE - off;
+		struct line *l;
+
+		if (n > len)
+			n = len;
+		l = line_get(m, laddr);
+		if (!l) {
+			/* The line straddles an unmapped page: read exactly. */
+			return raw_read(m, addr, out, len);
+		}
+		memcpy(out, l->data + off, n);
+		out += n;
+		addr += n;
+		len -= n;
+	}
+	return 0;
+}
+
+static void
+live_flush(struct mem *m)
+{
+	struct live *lv = m->priv;
+
+	if (++lv->gen == 0) {
+		/* Wrapped: make sure no stale line matches generation 0. */
+		for (size_t i = 0; i < NLINES; i++)
+			lv->lines[i].tag = 0;
+		lv->gen = 1;
+	}
+}
+
+static void
+live_destroy(struct mem *m)
+{
+	free(m->priv);
+	free(m);
+}
+
+static const struct mem_ops live_ops = {
+	.name = "live",
+	.read = live_read,
+	.flush = live_flush,
+	.destroy = live_destroy,
+};
+
+struct mem *
+mem_create_live(pid_t pid)
+{
+	struct mem *m = xcalloc(1, sizeof(*m));
+	struct live *lv = xcalloc(1, sizeof(*lv));
+
+	lv->pid = pid;
+	lv->gen = 1;
+	m->ops = &live_ops;
+	m->priv = lv;
+	return m;
+}
+
+int
+mem_read(struct mem *m, uint64_t addr, void *buf, size_t len)
+{
+	m->stats.reads++;
+	if (m->ops->read(m, addr, buf, len) < 0) {
+		m->stats.failures++;
+		return -1;
+	}
+	return 0;
+}
+
+int
+mem_read_u64(struct mem *m, uint64_t addr, uint64_t *out)
+{
+	return mem_read(m, addr, out, sizeof(*out));
+}
+
+ssize_t
+mem_read_str(struct mem *m, uint64_t addr, char *buf, size_t cap)
+{
+	size_t got = 0;
+
+	if (cap == 0)
+		return -1;
+	/* Read in small chunks that do not cross a page, so a string that
+	 * ends just before an unmapped page is still read. */
+	while (got + 1 < cap) {
+		uint64_t a = addr + got;
+		size_t chunk = 64 - (a & 63);
+		char *nul;
+
+		if (chunk > cap - 1 - got)
+			chunk = cap - 1 - got;
+		if (mem_read(m, a, buf + got, chunk) < 0) {
+			if (got == 0)
+				return -1;
+			break;
+		}
+		nul = memchr(buf + got, '\0', chunk);
+		if (nul)
+			return nul - buf;
+		got += chunk;
+	}
+	buf[got] = '\0';
+	return got;
+}
+
+void
+mem_flush(struct mem *m)
+{
+	if (m && m->ops->flush)
+		m->ops->flush(m);
+}
+
+void
+mem_destroy(struct mem *m)
+{
+	if (m)
+		m->ops->destroy(m);
+}

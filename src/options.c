@@ -1,0 +1,190 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * Option parsing. Pure: it reads argv and fills a struct, so every rule
+ * here (ranges, conflicts, launch vs attach) is covered by unit tests.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbflame/options.h"
+#include "rbflame/output.h"
+
+const char options_help[] =
+"Usage: rbflame [OPTIONS] -p PID\n"
+"       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
+"Sample the stacks of a running process, or of a command it launches, and\n"
+"write a profile (collapsed stacks for flamegraph.pl by default).\n"
+"\n"
+"Target:\n"
+"  -p, --pid PID          attach to the running process PID\n"
+"  -- COMMAND [ARGS...]   launch COMMAND and profile it from its first\n"
+"                         instruction; rbflame exits with its status\n"
+"\n"
+"Sampling:\n"
+"  -s, --duration SECS    stop after SECS seconds (default: until Ctrl-C\n"
+"                         or the target exits); fractions allowed\n"
+"  -r, --rate HZ          samples per second (default 99, at most 10000);\n"
+"                         each interval is jittered so sampling never\n"
+"                         runs in lockstep with the target's timers\n"
+"\n"
+"Output:\n"
+"  -o, --output FILE      write the profile to FILE (default: stdout)\n"
+"  -f, --format FMT       profile format: collapsed (default)\n"
+"      --threads          root each stack at 'thread TID \"NAME\"'\n"
+"\n"
+"Other:\n"
+"  -q, --quiet            no progress line, notices or summary\n"
+"      --debug            print diagnostics about each step\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"\n"
+"Exit status: attach mode 0 on success (also when the target exits),\n"
+"1 on a runtime failure, 2 on a usage error; launch mode the command's\n"
+"status (128+N if killed by signal N), 125 if rbflame failed, 126/127\n"
+"if the command could not be run.\n"
+"\n"
+"Attaching needs ptrace permission: the same user as the target, or root\n"
+"(sudo). See rbflame(1).\n";
+
+enum {
+	OPT_THREADS = 0x100,
+	OPT_DEBUG,
+};
+
+static const struct option long_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, 's' },
+	{ "rate", required_argument, NULL, 'r' },
+	{ "output", required_argument, NULL, 'o' },
+	{ "format", required_argument, NULL, 'f' },
+	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "debug", no_argument, NULL, OPT_DEBUG },
+	{ "help", no_argument, NULL, 'h' },
+	{ "version", no_argument, NULL, 'V' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static enum options_result
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return OPTIONS_ERROR;
+}
+
+/* A finite number with nothing after it. */
+static int
+parse_double(const char *s, double *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(*out))
+		return -1;
+	return 0;
+}
+
+enum options_result
+options_parse(int argc, char **argv, struct options *o, char *err,
+	      size_t errlen)
+{
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->rate = RATE_DEFAULT;
+	o->format = "collapsed";
+	err[0] = '\0';
+
+	optind = 0;	/* full reset, so tests can call us repeatedly */
+	opterr = 0;
+	/* '+': stop at the first non-option, which starts the command. */
+	while ((c = getopt_long(argc, argv, "+:p:s:r:o:f:qhV", long_options,
+				NULL)) != -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 ||
+			    v > 0x3fffffff)
+				return fail(err, errlen,
+					    "invalid PID '%s': expected a process id such as 1234",
+					    optarg);
+			o->pid = (pid_t)v;
+			break;
+		}
+		case 's':
+			if (parse_double(optarg, &o->duration) < 0 ||
+			    o->duration <= 0 || o->duration > 1e7)
+				return fail(err, errlen,
+					    "invalid duration '%s': expected seconds greater than 0, such as 30 or 0.5",
+					    optarg);
+			break;
+		case 'r':
+			if (parse_double(optarg, &o->rate) < 0 ||
+			    o->rate < 0.1 || o->rate > RATE_MAX)
+				return fail(err, errlen,
+					    "invalid rate '%s': expected samples per second from 0.1 to %g",
+					    optarg, RATE_MAX);
+			break;
+		case 'o':
+			if (!*optarg)
+				return fail(err, errlen, "empty output file name");
+			o->output = optarg;
+			break;
+		case 'f':
+			if (!output_find(optarg))
+				return fail(err, errlen,
+					    "unknown format '%s': choose one of: %s",
+					    optarg, output_names());
+			o->format = optarg;
+			break;
+		case OPT_THREADS:
+			o->threads = true;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case OPT_DEBUG:
+			o->debug = true;
+			break;
+		case 'h':
+			return OPTIONS_HELP;
+		case 'V':
+			return OPTIONS_VERSION;
+		case ':':
+			return fail(err, errlen, "option '%s' needs an argument",
+				    argv[optind - 1]);
+		default:
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c'",
+					    optopt);
+			return fail(err, errlen, "unknown option '%s'",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		o->command = &argv[optind];
+	if (o->pid && o->command)
+		return fail(err, errlen,
+			    "give either -p PID or a command to launch, not both");
+	if (!o->pid && !o->command)
+		return fail(err, errlen,
+			    "nothing to profile: give -p PID or -- COMMAND [ARGS...]");
+	return OPTIONS_OK;
+}

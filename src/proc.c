@@ -1,0 +1,430 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * /proc parsing for one target: maps, threads and their names, the syscall
+ * a thread is blocked in, the tracer, and the target's root directory.
+ * Everything read here comes from the kernel, but a process can vanish
+ * between two reads, so every function may fail with ESRCH or ENOENT.
+ */
+#include "config.h"
+
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rbflame/proc.h"
+#include "rbflame/xmalloc.h"
+
+const char *proc_dir = "/proc";
+
+#define MAX_MAPS 1000000	/* bound on untrusted-size input */
+
+/* Reads a whole small /proc file; caller frees. */
+static char *
+slurp(const char *path, size_t *lenp)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t cap = 4096, len = 0;
+	char *buf;
+
+	if (fd < 0)
+		return NULL;
+	buf = xmalloc(cap);
+	for (;;) {
+		ssize_t n;
+
+		if (len + 1 >= cap) {
+			if (cap >= (64u << 20)) {
+				errno = EFBIG;
+				goto fail;
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			goto fail;
+		}
+		if (n == 0)
+			break;
+		len += n;
+	}
+	close(fd);
+	buf[len] = '\0';
+	if (lenp)
+		*lenp = len;
+	return buf;
+fail:
+	{
+		int err = errno;
+
+		close(fd);
+		free(buf);
+		errno = err;
+		return NULL;
+	}
+}
+
+int
+proc_maps_parse(const char *text, struct maps *out)
+{
+	size_t cap = 0;
+	const char *p = text;
+
+	out->v = NULL;
+	out->n = 0;
+	while (*p && out->n < MAX_MAPS) {
+		const char *eol = strchr(p, '\n');
+		size_t linelen = eol ? (size_t)(eol - p) : strlen(p);
+		char line[PATH_MAX + 256];
+		unsigned long long start, end, off, inode;
+		char perms[8];
+		int pathpos = 0;
+		struct map *mp;
+
+		if (linelen >= sizeof(line))
+			linelen = sizeof(line) - 1;
+		memcpy(line, p, linelen);
+		line[linelen] = '\0';
+		p = eol ? eol + 1 : p + linelen;
+		if (sscanf(line, "%llx-%llx %7s %llx %*x:%*x %llu %n", &start,
+			   &end, perms, &off, &inode, &pathpos) < 5)
+			continue;
+		out->v = xgrowarray(out->v, &cap, out->n + 1, sizeof(*out->v));
+		mp = &out->v[out->n++];
+		mp->start = start;
+		mp->end = end;
+		mp->offset = off;
+		mp->inode = inode;
+		mp->prot = (perms[0] == 'r' ? PROT_READ : 0) |
+			   (perms[1] == 'w' ? PROT_WRITE : 0) |
+			   (perms[2] == 'x' ? PROT_EXEC : 0);
+		mp->path = NULL;
+		if (pathpos > 0 && line[pathpos]) {
+			char *s = line + pathpos;
+			size_t l = strlen(s);
+
+			/* " (deleted)" marks a replaced file; keep the name. */
+			if (l > 10 && !strcmp(s + l - 10, " (deleted)"))
+				s[l - 10] = '\0';
+			mp->path = xstrdup(s);
+		}
+	}
+	return 0;
+}
+
+int
+proc_maps_read(pid_t pid, struct maps *out)
+{
+	char path[64];
+	char *text;
+	int ret;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", proc_dir, (int)pid);
+	text = slurp(path, NULL);
+	if (!text)
+		return -1;
+	ret = proc_maps_parse(text, out);
+	free(text);
+	return ret;
+}
+
+const struct map *
+maps_find(const struct maps *m, uint64_t addr)
+{
+	size_t lo = 0, hi = m->n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct map *mp = &m->v[mid];
+
+		if (addr < mp->start)
+			hi = mid;
+		else if (addr >= mp->end)
+			lo = mid + 1;
+		else
+			return mp;
+	}
+	return NULL;
+}
+
+void
+maps_free(struct maps *m)
+{
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	m->v = NULL;
+	m->n = 0;
+}
+
+int
+proc_root_prefix(pid_t pid, char *buf, size_t cap)
+{
+	char path[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "%s/%d/root", proc_dir, (int)pid);
+	n = readlink(path, buf, cap - 1);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return 0;
+}
+
+char *
+proc_target_path(pid_t pid, const char *root_prefix, const char *path)
+{
+	size_t pl = root_prefix ? strlen(root_prefix) : 0;
+
+	if (!path || path[0] != '/')
+		return xstrdup(path ? path : "");
+	/* maps prints paths relative to *our* root: strip the target's root
+	 * so /proc/PID/root does not add it twice. */
+	if (pl > 1 && !strncmp(path, root_prefix, pl) &&
+	    (path[pl] == '/' || path[pl] == '\0'))
+		path += pl;
+	return xasprintf("%s/%d/root%s", proc_dir, (int)pid, path);
+}
+
+int
+proc_tasks(pid_t pid, pid_t **tids, size_t *n)
+{
+	char path[64];
+	DIR *d;
+	struct dirent *de;
+	size_t cap = 0;
+
+	*tids = NULL;
+	*n = 0;
+	snprintf(path, sizeof(path), "%s/%d/task", proc_dir, (int)pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		char *end;
+		long t = strtol(de->d_name, &end, 10);
+
+		if (*end || t <= 0)
+			continue;
+		*tids = xgrowarray(*tids, &cap, *n + 1, sizeof(**tids));
+		(*tids)[(*n)++] = (pid_t)t;
+	}
+	closedir(d);
+	return 0;
+}
+
+static int
+read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = read(fd, buf, cap - 1);
+	close(fd);
+	if (n < 0)
+		return -1;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+int
+proc_thread_comm(pid_t pid, pid_t tid, char *buf, size_t cap)
+{
+	char path[96];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/comm", proc_dir, (int)pid,
+		 (int)tid);
+	n = read_small(path, buf, cap);
+	if (n < 0) {
+		buf[0] = '\0';
+		return -1;
+	}
+	if (n > 0 && buf[n - 1] == '\n')
+		buf[n - 1] = '\0';
+	return 0;
+}
+
+int
+proc_cmdline(pid_t pid, char *buf, size_t cap)
+{
+	char path[64];
+	int n;
+
+	snprintf(path, sizeof(path), "%s/%d/cmdline", proc_dir, (int)pid);
+	n = read_small(path, buf, cap);
+	if (n < 0)
+		return -1;
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	for (int i = 0; i < n; i++)
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Finds "Key:\t..." in /proc/PID/status and parses its first number. */
+static int
+status_field(pid_t pid, const char *key, long *val)
+{
+	char path[64], buf[4096];
+	size_t kl = strlen(key);
+	char *p;
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc_dir, (int)pid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		if (!strncmp(p, key, kl) && p[kl] == ':') {
+			*val = strtol(p + kl + 1, NULL, 10);
+			return 0;
+		}
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+int
+proc_status_uid(pid_t pid, uid_t *uid)
+{
+	long v;
+
+	if (status_field(pid, "Uid", &v) < 0)
+		return -1;
+	*uid = (uid_t)v;
+	return 0;
+}
+
+int
+proc_tracer_pid(pid_t pid, pid_t *tracer)
+{
+	long v;
+
+	if (status_field(pid, "TracerPid", &v) < 0)
+		return -1;
+	*tracer = (pid_t)v;
+	return 0;
+}
+
+int
+proc_thread_state(pid_t pid, pid_t tid, char *state)
+{
+	char path[96], buf[1024];
+	char *p;
+
+	snprintf(path, sizeof(path), "%s/%d/task/%d/stat", proc_dir, (int)pid,
+		 (int)tid);
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	/* comm may contain spaces and parentheses: the state follows the
+	 * last ')'. */
+	p = strrchr(buf, ')');
+	if (!p || p[1] != ' ' || !p[2]) {
+		errno = EINVAL;
+		return -1;
+	}
+	*state = p[2];
+	return 0;
+}
+
+int
+proc_syscall_parse(const char *text, struct proc_syscall *out)
+{
+	unsigned long long v[8];
+	long nr;
+	int n;
+
+	memset(out, 0, sizeof(*out));
+	if (!strncmp(text, "running", 7)) {
+		out->kind = PSC_RUNNING;
+		return 0;
+	}
+	n = sscanf(text, "%ld %llx %llx %llx %llx %llx %llx %llx %llx", &nr,
+		   &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7]);
+	if (n == 3 && nr == -1) {
+		out->kind = PSC_USER;
+		out->nr = -1;
+		out->sp = v[0];
+		out->pc = v[1];
+		return 0;
+	}
+	if (n == 9 && nr >= 0) {
+		out->kind = PSC_BLOCKED;
+		out->nr = nr;
+		for (int i = 0; i < 6; i++)
+			out->args[i] = v[i];
+		out->sp = v[6];
+		out->pc = v[7];
+		return 0;
+	}
+	out->kind = PSC_UNKNOWN;
+	errno = EINVAL;
+	return -1;
+}
+
+int
+proc_syscall_read_fd(int fd, struct proc_syscall *out)
+{
+	char buf[256];
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+
+	if (n <= 0) {
+		if (n == 0)
+			errno = ESRCH;
+		out->kind = PSC_UNKNOWN;
+		return -1;
+	}
+	buf[n] = '\0';
+	return proc_syscall_parse(buf, out);
+}
+
+bool
+proc_syscall_nonrestartable(long nr)
+{
+	switch (nr) {
+	/* man 7 signal: never restarted after a stop or a handler. */
+	case SYS_epoll_wait:
+	case SYS_epoll_pwait:
+#ifdef SYS_epoll_pwait2
+	case SYS_epoll_pwait2:
+#endif
+	case SYS_rt_sigtimedwait:
+	case SYS_semop:
+	case SYS_semtimedop:
+	case SYS_io_getevents:
+#ifdef SYS_io_pgetevents
+	case SYS_io_pgetevents:
+#endif
+	case SYS_msgrcv:
+	case SYS_msgsnd:
+	/* Socket calls fail with EINTR when a timeout (SO_RCVTIMEO,
+	 * SO_SNDTIMEO) is set, which we cannot see from outside. */
+	case SYS_recvfrom:
+	case SYS_recvmsg:
+	case SYS_recvmmsg:
+	case SYS_sendto:
+	case SYS_sendmsg:
+	case SYS_sendmmsg:
+	case SYS_accept:
+	case SYS_accept4:
+	case SYS_connect:
+		return true;
+	default:
+		return false;
+	}
+}

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/* main(): parse the command line and run a profile. */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "rbflame/error.h"
+#include "rbflame/options.h"
+#include "rbflame/run.h"
+
+int
+main(int argc, char **argv)
+{
+	struct options o;
+	char err[256];
+
+	if (getenv("RBFLAME_DEBUG"))
+		debug_enabled = true;
+	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
+	case OPTIONS_HELP:
+		fputs(options_help, stdout);
+		return 0;
+	case OPTIONS_VERSION:
+		printf("rbflame %s\n", PACKAGE_VERSION);
+		return 0;
+	case OPTIONS_ERROR:
+		error_msg_and_help("%s", err);
+	case OPTIONS_OK:
+		break;
+	}
+	if (o.debug)
+		debug_enabled = true;
+	quiet_enabled = o.quiet;
+	return run_profile(&o);
+}

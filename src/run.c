@@ -1,0 +1,300 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * A profiling run. The ptrace work happens on a dedicated tracer thread:
+ * when it exits, the kernel detaches every tracee without stopping it,
+ * which is the one detach that never interrupts a blocked syscall and that
+ * also happens if rbflame is killed. The main thread then writes the
+ * profile, so whatever was collected is written on every exit path that
+ * lets us run: end of duration, Ctrl-C, SIGTERM, target exit.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rbflame/diagnose.h"
+#include "rbflame/error.h"
+#include "rbflame/output.h"
+#include "rbflame/profile.h"
+#include "rbflame/run.h"
+#include "rbflame/sampler.h"
+#include "rbflame/schedule.h"
+#include "rbflame/target.h"
+
+#define PROGRESS_NS (250ull * 1000000ull)
+
+static volatile sig_atomic_t stop_flag;
+static volatile sig_atomic_t stop_signal;
+static volatile sig_atomic_t stop_from_user;	/* kill(), not the tty */
+
+static void
+on_stop_signal(int sig, siginfo_t *si, void *uctx)
+{
+	stop_flag = 1;
+	stop_signal = sig;
+	stop_from_user = si && (si->si_code == SI_USER || si->si_code == SI_QUEUE);
+}
+
+struct run_ctx {
+	const struct options *o;
+	struct profile *prof;
+	sigset_t wait_mask;
+	/* results of the tracer thread */
+	int attach_errno;	/* attach or launch failed with this */
+	int exec_errno;		/* launch: the command could not be run */
+	pid_t pid;
+	bool exited;
+	int exit_status;
+	bool progress;
+};
+
+static void
+progress_line(struct run_ctx *c, uint64_t elapsed_ns, bool final)
+{
+	const struct profile_stats *st = &c->prof->stats;
+	double secs = elapsed_ns / 1e9;
+
+	if (final) {
+		fputs("\r\033[K", stderr);
+		return;
+	}
+	fprintf(stderr, "\r\033[K%s: %.1f s, %llu samples (%.1f/s), %llu failed",
+		program_name, secs, (unsigned long long)st->samples,
+		secs > 0 ? st->ticks / secs : 0.0,
+		(unsigned long long)st->failed);
+	fflush(stderr);
+}
+
+static void
+sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
+{
+	const struct options *o = c->o;
+	uint64_t start = s->start_ns;
+	uint64_t end = o->duration > 0 ? start + (uint64_t)(o->duration * 1e9)
+				       : UINT64_MAX;
+	uint64_t next_progress = start + PROGRESS_NS;
+	struct schedule sched;
+
+	schedule_init(&sched, start, o->rate, start ^ (uint64_t)getpid());
+	while (!stop_flag && !t->exited && t->nthreads > 0) {
+		uint64_t now = now_ns();
+
+		if (now >= end)
+			break;
+		if (c->progress && now >= next_progress) {
+			progress_line(c, now - start, false);
+			next_progress = now + PROGRESS_NS;
+		}
+		if (now < sched.next_ns) {
+			uint64_t wake = sched.next_ns < end ? sched.next_ns : end;
+
+			target_poll(t, wake - now);
+			continue;
+		}
+		sampler_tick(s);
+		c->prof->stats.late_ticks += schedule_advance(&sched, now_ns());
+	}
+	c->prof->stats.duration_s = (now_ns() - start) / 1e9;
+	if (c->progress)
+		progress_line(c, 0, true);
+}
+
+static void *
+tracer_main(void *arg)
+{
+	struct run_ctx *c = arg;
+	const struct options *o = c->o;
+	struct target t;
+	struct sampler s;
+	bool sampler_ok = false;
+
+	if (target_init(&t, &c->wait_mask, &stop_flag) < 0) {
+		c->attach_errno = errno;
+		return NULL;
+	}
+	if (o->command) {
+		if (target_launch(&t, o->command, &c->exec_errno) < 0) {
+			c->attach_errno = errno ? errno : EINVAL;
+			c->pid = t.pid;
+			c->exited = t.exited;
+			c->exit_status = t.exit_status;
+			target_fini(&t);
+			return NULL;
+		}
+	} else if (target_attach(&t, o->pid) < 0) {
+		c->attach_errno = errno;
+		target_fini(&t);
+		return NULL;
+	}
+	c->pid = t.pid;
+	if (sampler_init(&s, &t, c->prof, o->threads, now_ns()) == 0) {
+		sampler_ok = true;
+		sample_loop(c, &t, &s);
+	} else {
+		error_msg("cannot read process %d: %s", (int)t.pid,
+			  strerror(errno));
+	}
+	/* Leave every thread running; our exit detaches them. */
+	target_release(&t);
+	c->exited = t.exited;
+	c->exit_status = t.exit_status;
+	if (sampler_ok)
+		sampler_fini(&s);
+	target_fini(&t);
+	return NULL;
+}
+
+static void
+summary(const struct run_ctx *c)
+{
+	const struct profile_stats *st = &c->prof->stats;
+
+	if (quiet_enabled)
+		return;
+	fprintf(stderr,
+		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99\n",
+		program_name, (unsigned long long)st->samples, st->duration_s,
+		(unsigned long long)st->ticks,
+		st->duration_s > 0 ? st->ticks / st->duration_s : 0.0,
+		(unsigned long long)st->late_ticks,
+		(unsigned long long)st->failed,
+		profile_stop_quantile(c->prof, 0.5) / 1e3,
+		profile_stop_quantile(c->prof, 0.99) / 1e3);
+}
+
+static int
+status_to_exit(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return 125;
+}
+
+static int
+write_profile(const struct options *o, struct profile *prof, FILE *out)
+{
+	const struct output_ops *w = output_find(o->format);
+
+	if (w->write(prof, out) < 0 || fflush(out) != 0) {
+		perror_msg("cannot write the profile to %s",
+			   o->output ? o->output : "standard output");
+		return -1;
+	}
+	return 0;
+}
+
+int
+run_profile(const struct options *o)
+{
+	struct run_ctx c = { .o = o };
+	struct sigaction sa;
+	sigset_t block;
+	pthread_t tracer;
+	FILE *out = stdout;
+	int fail = o->command ? 125 : 1;
+	int code = 0;
+
+	exit_code_on_die = fail;
+	if (o->output) {
+		out = fopen(o->output, "we");
+		if (!out) {
+			perror_msg("cannot open output file '%s' (check the directory exists and is writable)",
+				   o->output);
+			return fail;
+		}
+	}
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_stop_signal;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	/* Termination signals are taken only while the tracer sleeps, so a
+	 * stop request is seen between two ticks, never inside one. */
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &block, &c.wait_mask);
+	sigdelset(&c.wait_mask, SIGINT);
+	sigdelset(&c.wait_mask, SIGTERM);
+	sigdelset(&c.wait_mask, SIGHUP);
+	sigaddset(&c.wait_mask, SIGCHLD);
+
+	c.prof = profile_create();
+	c.prof->stats.rate_hz = o->rate;
+	c.progress = !o->quiet && isatty(STDERR_FILENO);
+	if (pthread_create(&tracer, NULL, tracer_main, &c) != 0) {
+		perror_msg("cannot start the sampling thread");
+		return fail;
+	}
+	pthread_join(tracer, NULL);
+
+	if (c.attach_errno || c.exec_errno) {
+		if (o->command && c.exec_errno) {
+			errno = c.exec_errno;
+			perror_msg("cannot run '%s'%s", o->command[0],
+				   c.exec_errno == ENOENT
+					   ? " (not found: check the name and PATH)"
+					   : "");
+			code = c.exec_errno == ENOENT ? 127 : 126;
+		} else if (o->command) {
+			errno = c.attach_errno;
+			perror_msg("cannot trace '%s'", o->command[0]);
+			code = 125;
+		} else {
+			struct attach_facts f;
+			char msg[512];
+
+			diagnose_collect(o->pid, &f);
+			diagnose_attach(c.attach_errno, &f, msg, sizeof(msg));
+			error_msg("%s", msg);
+			code = 1;
+		}
+		if (out != stdout)
+			fclose(out);
+		profile_destroy(c.prof);
+		return code;
+	}
+
+	if (write_profile(o, c.prof, out) < 0)
+		code = fail;
+	if (out != stdout && fclose(out) != 0 && code == 0) {
+		perror_msg("cannot write the profile to %s", o->output);
+		code = fail;
+	}
+	if (c.prof->stats.samples == 0)
+		notice_msg("no samples were collected (the target exited or was idle before the first tick)");
+	summary(&c);
+
+	if (o->command && code == 0) {
+		int status = c.exit_status;
+
+		if (!c.exited) {
+			/* A stop signal sent with kill() was meant for the
+			 * whole job: pass it on. One from the terminal has
+			 * reached the command already. */
+			if (stop_flag && (stop_signal != SIGINT || stop_from_user))
+				kill(c.pid, stop_signal);
+			while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR)
+				;
+		}
+		code = status_to_exit(status);
+	}
+	profile_destroy(c.prof);
+	return code;
+}

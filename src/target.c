@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * ptrace lifecycle of the target's threads. The rules kept here:
+ *  - every signal-delivery stop is re-injected at once, so the target
+ *    never loses a signal, whether or not we are waiting for that thread;
+ *  - a group stop (SIGSTOP, Ctrl-Z) is respected with PTRACE_LISTEN;
+ *  - a thread is stopped only on request, and resumed as soon as its
+ *    reader is done; an interrupt nobody waits for any more is resumed
+ *    when it arrives;
+ *  - a vanished thread is dropped quietly; the leader's exit ends the run.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "rbflame/error.h"
+#include "rbflame/proc.h"
+#include "rbflame/schedule.h"
+#include "rbflame/target.h"
+#include "rbflame/xmalloc.h"
+
+#define SEIZE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+#define ATTACH_ROUNDS 100	/* bound on re-listing a thread-spawning target */
+
+/* Kernel-internal restart codes, visible to ptrace in rax. */
+#define ERESTARTNOHAND 514
+
+int
+target_init(struct target *t, const sigset_t *wait_mask,
+	    volatile sig_atomic_t *stop_flag)
+{
+	sigset_t chld;
+
+	memset(t, 0, sizeof(*t));
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	t->sigchld_fd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+	if (t->sigchld_fd < 0)
+		return -1;
+	t->wait_mask = *wait_mask;
+	t->stop_flag = stop_flag;
+	return 0;
+}
+
+struct target_thread *
+target_thread_find(struct target *t, pid_t tid)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].tid == tid)
+			return &t->threads[i];
+	return NULL;
+}
+
+static struct target_thread *
+thread_add(struct target *t, pid_t tid)
+{
+	struct target_thread *th = target_thread_find(t, tid);
+	char path[96];
+
+	if (th)
+		return th;
+	t->threads = xgrowarray(t->threads, &t->cap, t->nthreads + 1,
+				sizeof(*t->threads));
+	th = &t->threads[t->nthreads++];
+	memset(th, 0, sizeof(*th));
+	th->tid = tid;
+	th->state = TS_RUNNING;
+	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", proc_dir,
+		 (int)t->pid, (int)tid);
+	th->syscall_fd = open(path, O_RDONLY | O_CLOEXEC);
+	t->stats.threads_seen++;
+	return th;
+}
+
+static void
+thread_remove(struct target *t, struct target_thread *th)
+{
+	size_t i = th - t->threads;
+
+	if (t->thread_gone)
+		t->thread_gone(th, t->thread_gone_arg);
+	if (th->syscall_fd >= 0)
+		close(th->syscall_fd);
+	t->threads[i] = t->threads[--t->nthreads];
+}
+
+static void
+cont(pid_t tid, int sig)
+{
+	/* ESRCH: the thread died meanwhile; its exit event will follow. */
+	if (ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig) < 0 &&
+	    errno != ESRCH)
+		debug_msg("PTRACE_CONT %d: %s", (int)tid, strerror(errno));
+}
+
+/* One wait status for tid. */
+static void
+handle_event(struct target *t, pid_t tid, int status)
+{
+	struct target_thread *th = target_thread_find(t, tid);
+	int event = (unsigned)status >> 16;
+	int sig;
+
+	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		if (tid == t->pid) {
+			t->exited = true;
+			t->exit_status = status;
+		}
+		if (th)
+			thread_remove(t, th);
+		return;
+	}
+	if (!WIFSTOPPED(status))
+		return;
+	if (!th) {
+		/* A new thread can report its first stop before its parent's
+		 * clone event. */
+		th = thread_add(t, tid);
+	}
+	sig = WSTOPSIG(status);
+	switch (event) {
+	case PTRACE_EVENT_CLONE: {
+		unsigned long child = 0;
+
+		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 &&
+		    child > 0)
+			thread_add(t, (pid_t)child);
+		cont(tid, 0);
+		return;
+	}
+	case PTRACE_EVENT_EXEC: {
+		unsigned long old = 0;
+
+		/* After exec only the leader's tid is left; the threads that
+		 * vanished report no exit. */
+		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &old) == 0)
+			debug_msg("exec by thread %lu", old);
+		for (size_t i = 0; i < t->nthreads;) {
+			if (t->threads[i].tid != t->pid)
+				thread_remove(t, &t->threads[i]);
+			else
+				i++;
+		}
+		th = target_thread_find(t, t->pid);
+		if (!th)
+			th = thread_add(t, t->pid);
+		t->exec_seen = true;
+		/* An exec'ing thread we were stopping still gets its trap. */
+		cont(th->tid, 0);
+		return;
+	}
+	case PTRACE_EVENT_STOP:
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+		    sig == SIGTTOU) {
+			/* Group stop: stay stopped as the user asked, but keep
+			 * receiving events. */
+			th->state = TS_GROUP_STOPPED;
+			th->unwanted = false;
+			if (ptrace(PTRACE_LISTEN, tid, NULL, NULL) < 0 &&
+			    errno != ESRCH)
+				debug_msg("PTRACE_LISTEN %d: %s", (int)tid,
+					  strerror(errno));
+			return;
+		}
+		if (th->state == TS_STOPPING && !th->unwanted) {
+			th->state = TS_STOPPED;
+			return;
+		}
+		/* A new thread's first stop, the wake-up after a group stop,
+		 * or an interrupt we gave up waiting for. */
+		th->state = TS_RUNNING;
+		th->unwanted = false;
+		cont(tid, 0);
+		return;
+	case 0:
+		/* Signal-delivery stop: the signal goes on to the target
+		 * untouched. The interrupt we may have asked for stays
+		 * pending and arrives next. */
+		t->stats.signals_forwarded++;
+		if (th->state == TS_GROUP_STOPPED)
+			th->state = TS_RUNNING;	/* SIGCONT & co */
+		cont(tid, sig);
+		return;
+	default:
+		cont(tid, 0);
+		return;
+	}
+}
+
+static int
+drain(struct target *t)
+{
+	int handled = 0;
+
+	for (;;) {
+		int status;
+		pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
+
+		if (tid <= 0)
+			break;
+		handle_event(t, tid, status);
+		handled++;
+	}
+	return handled;
+}
+
+void
+target_poll(struct target *t, uint64_t timeout_ns)
+{
+	struct pollfd pfd = { .fd = t->sigchld_fd, .events = POLLIN };
+	struct signalfd_siginfo si;
+	struct timespec ts;
+
+	/* Clear the SIGCHLD notification before waitpid, so an event that
+	 * arrives after the drain wakes the next poll. */
+	while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
+		;
+	if (drain(t) || timeout_ns == 0 || *t->stop_flag)
+		return;
+	ts.tv_sec = timeout_ns / 1000000000ull;
+	ts.tv_nsec = timeout_ns % 1000000000ull;
+	if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0) {
+		while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
+			;
+	}
+	drain(t);
+}
+
+int
+target_interrupt(struct target *t, struct target_thread *th)
+{
+	if (ptrace(PTRACE_INTERRUPT, th->tid, NULL, NULL) < 0)
+		return -1;
+	th->state = TS_STOPPING;
+	th->unwanted = false;
+	th->stopped_at_ns = now_ns();
+	return 0;
+}
+
+int
+target_wait_stopped(struct target *t, struct target_thread *th,
+		    uint64_t timeout_ns)
+{
+	pid_t tid = th->tid;
+	uint64_t deadline = now_ns() + timeout_ns;
+	int spins = 0;
+
+	for (;;) {
+		int status;
+		pid_t r = waitpid(tid, &status, WNOHANG | __WALL);
+		uint64_t now;
+
+		if (r == tid) {
+			handle_event(t, tid, status);
+		} else if (r < 0 && errno == ECHILD) {
+			th = target_thread_find(t, tid);
+			if (th)
+				thread_remove(t, th);
+			errno = ESRCH;
+			return -1;
+		}
+		th = target_thread_find(t, tid);
+		if (!th) {
+			errno = ESRCH;
+			return -1;
+		}
+		if (th->state == TS_STOPPED)
+			return 0;
+		if (th->state != TS_STOPPING || *t->stop_flag)
+			break;
+		if (r == tid)
+			continue;	/* a signal went by: look again */
+		now = now_ns();
+		if (now >= deadline)
+			break;
+		/* The stop usually lands within microseconds: yield a few
+		 * times before sleeping on SIGCHLD. */
+		if (spins++ < 20) {
+			sched_yield();
+		} else {
+			struct pollfd pfd = { .fd = t->sigchld_fd,
+					      .events = POLLIN };
+			uint64_t left = deadline - now;
+			struct timespec ts = { 0, left < 1000000 ? (long)left
+								 : 1000000 };
+			struct signalfd_siginfo si;
+
+			if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0)
+				while (read(t->sigchld_fd, &si, sizeof(si)) ==
+				       sizeof(si))
+					;
+		}
+	}
+	if (th->state == TS_STOPPING)
+		th->unwanted = true;
+	errno = EAGAIN;
+	return -1;
+}
+
+void
+target_fix_interrupted_syscall(struct target *t, struct target_thread *th,
+			       struct user_regs_struct *regs)
+{
+	/* orig_rax >= 0: the stop came on the way out of a syscall. A
+	 * non-restartable one that saw our interrupt has already returned
+	 * -EINTR. -ERESTARTNOHAND makes the kernel restart it on resume, or
+	 * turn it back into EINTR if a real signal handler runs. */
+	if ((long)regs->orig_rax < 0 || (long)regs->rax != -EINTR ||
+	    !proc_syscall_nonrestartable((long)regs->orig_rax))
+		return;
+	regs->rax = (unsigned long long)-ERESTARTNOHAND;
+	if (ptrace(PTRACE_SETREGS, th->tid, NULL, regs) == 0)
+		t->stats.eintr_fixups++;
+}
+
+int
+target_resume(struct target *t, struct target_thread *th)
+{
+	if (th->state != TS_STOPPED)
+		return 0;
+	th->state = TS_RUNNING;
+	if (ptrace(PTRACE_CONT, th->tid, NULL, NULL) < 0)
+		return -1;
+	return 0;
+}
+
+int
+target_get_regs(struct target_thread *th, struct user_regs_struct *regs)
+{
+	return (int)ptrace(PTRACE_GETREGS, th->tid, NULL, regs);
+}
+
+static int
+seize(pid_t tid)
+{
+	return (int)ptrace(PTRACE_SEIZE, tid, NULL, (void *)SEIZE_OPTIONS);
+}
+
+int
+target_attach(struct target *t, pid_t pid)
+{
+	t->pid = pid;
+	if (seize(pid) < 0)
+		return -1;
+	thread_add(t, pid);
+	/* Threads created by a not-yet-seized thread are not traced
+	 * automatically: list again until the set is stable. */
+	for (int round = 0; round < ATTACH_ROUNDS; round++) {
+		pid_t *tids;
+		size_t n;
+		bool added = false;
+
+		if (proc_tasks(pid, &tids, &n) < 0)
+			break;
+		for (size_t i = 0; i < n; i++) {
+			if (target_thread_find(t, tids[i]))
+				continue;
+			if (seize(tids[i]) < 0)
+				continue;	/* exited meanwhile */
+			thread_add(t, tids[i]);
+			added = true;
+		}
+		free(tids);
+		if (!added)
+			break;
+	}
+	return 0;
+}
+
+int
+target_launch(struct target *t, char **argv, int *exec_errno)
+{
+	int pipefd[2];
+	pid_t pid;
+	int status, err = 0;
+	sigset_t empty;
+	uint64_t deadline;
+
+	*exec_errno = 0;
+	if (pipe2(pipefd, O_CLOEXEC) < 0)
+		return -1;
+	pid = fork();
+	if (pid < 0) {
+		close(pipefd[0]);
+		close(pipefd[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		/* Child: stop so the parent can seize us before exec, then
+		 * run the command with the signal mask it would have had. */
+		sigemptyset(&empty);
+		sigprocmask(SIG_SETMASK, &empty, NULL);
+		close(pipefd[0]);
+		raise(SIGSTOP);
+		execvp(argv[0], argv);
+		err = errno;
+		if (write(pipefd[1], &err, sizeof(err)) < 0)
+			_exit(127);
+		_exit(err == ENOENT ? 127 : 126);
+	}
+	close(pipefd[1]);
+	t->pid = pid;
+	t->launched = true;
+	if (waitpid(pid, &status, WSTOPPED) != pid || !WIFSTOPPED(status))
+		goto fail;
+	if (seize(pid) < 0)
+		goto fail;
+	thread_add(t, pid);
+	kill(pid, SIGCONT);
+	/* Run events until the exec happened or the child died. */
+	deadline = now_ns() + 30ull * 1000000000ull;
+	while (!t->exec_seen && !t->exited && now_ns() < deadline)
+		target_poll(t, 100000000ull);
+	if (t->exited) {
+		if (read(pipefd[0], &err, sizeof(err)) == sizeof(err))
+			*exec_errno = err;
+		else
+			*exec_errno = ENOEXEC;
+		close(pipefd[0]);
+		errno = *exec_errno;
+		return -1;
+	}
+	close(pipefd[0]);
+	return 0;
+fail:
+	err = errno;
+	kill(pid, SIGKILL);
+	waitpid(pid, &status, __WALL);
+	close(pipefd[0]);
+	errno = err;
+	return -1;
+}
+
+void
+target_release(struct target *t)
+{
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].state == TS_STOPPED)
+			target_resume(t, &t->threads[i]);
+	/* Interrupts still in flight: mark them so drain resumes them. */
+	for (size_t i = 0; i < t->nthreads; i++)
+		if (t->threads[i].state == TS_STOPPING)
+			t->threads[i].unwanted = true;
+	drain(t);
+}
+
+void
+target_fini(struct target *t)
+{
+	while (t->nthreads)
+		thread_remove(t, &t->threads[0]);
+	free(t->threads);
+	t->threads = NULL;
+	if (t->sigchld_fd >= 0)
+		close(t->sigchld_fd);
+	t->sigchld_fd = -1;
+}

@@ -1,0 +1,101 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/* The live memory backend: exact reads, the per-stop cache, failures. */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rbflame/mem.h"
+
+static char buffer[8192];
+
+START_TEST(test_read_and_cache)
+{
+	struct mem *m = mem_create_live(getpid());
+	char out[300];
+	uint64_t w;
+
+	for (size_t i = 0; i < sizeof(buffer); i++)
+		buffer[i] = (char)(i * 7);
+	ck_assert_int_eq(mem_read(m, (uintptr_t)buffer + 500, out, 300), 0);
+	ck_assert(memcmp(out, buffer + 500, 300) == 0);
+	/* Cached until flushed: the target may not change within a stop. */
+	buffer[600] = 'X';
+	ck_assert_int_eq(mem_read(m, (uintptr_t)buffer + 600, out, 1), 0);
+	ck_assert_uint_gt(m->stats.cache_hits, 0);
+	mem_flush(m);
+	ck_assert_int_eq(mem_read(m, (uintptr_t)buffer + 600, out, 1), 0);
+	ck_assert_int_eq(out[0], 'X');
+	ck_assert_int_eq(mem_read_u64(m, (uintptr_t)buffer + 8, &w), 0);
+	ck_assert(memcmp(&w, buffer + 8, 8) == 0);
+	/* A large read bypasses the cache and still is exact. */
+	{
+		char *big = malloc(sizeof(buffer));
+
+		ck_assert_int_eq(mem_read(m, (uintptr_t)buffer, big,
+					  sizeof(buffer)), 0);
+		ck_assert(memcmp(big, buffer, sizeof(buffer)) == 0);
+		free(big);
+	}
+	mem_destroy(m);
+}
+END_TEST
+
+START_TEST(test_failures)
+{
+	struct mem *m = mem_create_live(getpid());
+	long pg = sysconf(_SC_PAGESIZE);
+	char *two = mmap(NULL, 2 * pg, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char out[64], s[32];
+
+	ck_assert_ptr_ne(two, MAP_FAILED);
+	memset(two, 'a', 2 * pg);
+	memcpy(two + pg - 4, "end", 4);
+	ck_assert_int_eq(munmap(two + pg, pg), 0);
+	ck_assert_int_eq(mem_read(m, 8, out, 8), -1);
+	ck_assert_int_eq(mem_read(m, UINT64_MAX - 2, out, 8), -1);
+	/* A read that straddles into an unmapped page fails as a whole... */
+	ck_assert_int_eq(mem_read(m, (uintptr_t)two + pg - 8, out, 16), -1);
+	/* ...but what lies before the hole is still readable. */
+	ck_assert_int_eq(mem_read(m, (uintptr_t)two + pg - 8, out, 8), 0);
+	ck_assert_int_eq(mem_read_str(m, (uintptr_t)two + pg - 4, s,
+				      sizeof(s)), 3);
+	ck_assert_str_eq(s, "end");
+	/* Unterminated up to the hole: truncated, not a crash. */
+	memset(two, 'b', pg);
+	mem_flush(m);
+	ck_assert_int_eq(mem_read_str(m, (uintptr_t)two + pg - 10, s,
+				      sizeof(s)), 10);
+	ck_assert_uint_gt(m->stats.failures, 0);
+	munmap(two, pg);
+	mem_destroy(m);
+	m = mem_create_live(0x3ffffff0);
+	ck_assert_int_eq(mem_read(m, (uintptr_t)buffer, out, 8), -1);
+	ck_assert_int_eq(errno, ESRCH);
+	mem_destroy(m);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("mem");
+	TCase *tc = tcase_create("live");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_read_and_cache);
+	tcase_add_test(tc, test_failures);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/* /proc parsing: maps, syscall lines, chroot path handling, threads. */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "rbflame/proc.h"
+
+START_TEST(test_maps_parse)
+{
+	const char *text =
+		"55d0c0a00000-55d0c0a02000 r--p 00000000 08:01 123 /usr/bin/true\n"
+		"55d0c0a02000-55d0c0a06000 r-xp 00002000 08:01 123 /usr/bin/true\n"
+		"7f0000000000-7f0000001000 rw-p 00000000 00:00 0 \n"
+		"7f0000001000-7f0000002000 r-xp 00001000 08:01 9 /srv/jail/lib/libx.so.1 (deleted)\n"
+		"garbage line\n"
+		"7ffd00000000-7ffd00002000 r-xp 00000000 00:00 0                  [vdso]";
+	struct maps m;
+	const struct map *mp;
+
+	ck_assert_int_eq(proc_maps_parse(text, &m), 0);
+	ck_assert_uint_eq(m.n, 5);
+	mp = maps_find(&m, 0x55d0c0a03000);
+	ck_assert_ptr_nonnull(mp);
+	ck_assert_uint_eq(mp->offset, 0x2000);
+	ck_assert_int_eq(mp->prot, PROT_READ | PROT_EXEC);
+	ck_assert_str_eq(mp->path, "/usr/bin/true");
+	ck_assert_ptr_null(maps_find(&m, 0x7f0000000000)->path);
+	ck_assert_str_eq(maps_find(&m, 0x7f0000001800)->path,
+			 "/srv/jail/lib/libx.so.1");
+	ck_assert_str_eq(maps_find(&m, 0x7ffd00000000)->path, "[vdso]");
+	ck_assert_ptr_null(maps_find(&m, 0x1000));
+	ck_assert_ptr_null(maps_find(&m, 0x55d0c0a06000));
+	maps_free(&m);
+}
+END_TEST
+
+START_TEST(test_target_path)
+{
+	char *p;
+
+	/* Unchrooted: through /proc/PID/root, path unchanged. */
+	p = proc_target_path(7, "/", "/usr/lib/libc.so.6");
+	ck_assert_str_eq(p, "/proc/7/root/usr/lib/libc.so.6");
+	free(p);
+	/* Chrooted at /srv/jail: maps shows our view; strip the prefix. */
+	p = proc_target_path(7, "/srv/jail", "/srv/jail/lib/libx.so.1");
+	ck_assert_str_eq(p, "/proc/7/root/lib/libx.so.1");
+	free(p);
+	/* A prefix that is only a string prefix is not stripped. */
+	p = proc_target_path(7, "/srv/jail", "/srv/jailbreak/x");
+	ck_assert_str_eq(p, "/proc/7/root/srv/jailbreak/x");
+	free(p);
+	p = proc_target_path(7, "/", "[vdso]");
+	ck_assert_str_eq(p, "[vdso]");
+	free(p);
+}
+END_TEST
+
+START_TEST(test_syscall_parse)
+{
+	struct proc_syscall sc;
+
+	ck_assert_int_eq(proc_syscall_parse("running\n", &sc), 0);
+	ck_assert_int_eq(sc.kind, PSC_RUNNING);
+	ck_assert_int_eq(proc_syscall_parse(
+		"232 0x3 0x7ffc 0x10 0xffffffffffffffff 0x0 0x0 0x7ffd1000 0x7f00abcd\n",
+		&sc), 0);
+	ck_assert_int_eq(sc.kind, PSC_BLOCKED);
+	ck_assert_int_eq(sc.nr, 232);
+	ck_assert_uint_eq(sc.sp, 0x7ffd1000);
+	ck_assert_uint_eq(sc.pc, 0x7f00abcd);
+	ck_assert_uint_eq(sc.args[3], 0xffffffffffffffffull);
+	ck_assert_int_eq(proc_syscall_parse("-1 0x7ffd2000 0x401000\n", &sc), 0);
+	ck_assert_int_eq(sc.kind, PSC_USER);
+	ck_assert_int_eq(proc_syscall_parse("junk", &sc), -1);
+	ck_assert_int_eq(sc.kind, PSC_UNKNOWN);
+}
+END_TEST
+
+START_TEST(test_restartable_table)
+{
+	ck_assert(proc_syscall_nonrestartable(SYS_epoll_wait));
+	ck_assert(proc_syscall_nonrestartable(SYS_epoll_pwait));
+	ck_assert(proc_syscall_nonrestartable(SYS_rt_sigtimedwait));
+	ck_assert(proc_syscall_nonrestartable(SYS_semtimedop));
+	ck_assert(proc_syscall_nonrestartable(SYS_io_getevents));
+	ck_assert(!proc_syscall_nonrestartable(SYS_nanosleep));
+	ck_assert(!proc_syscall_nonrestartable(SYS_read));
+	ck_assert(!proc_syscall_nonrestartable(SYS_futex));
+	ck_assert(!proc_syscall_nonrestartable(SYS_poll));
+	ck_assert(!proc_syscall_nonrestartable(SYS_select));
+}
+END_TEST
+
+START_TEST(test_self)
+{
+	pid_t *tids;
+	size_t n;
+	char comm[64], state;
+	pid_t tracer = 99;
+	uid_t uid;
+	struct maps m;
+
+	ck_assert_int_eq(proc_tasks(getpid(), &tids, &n), 0);
+	ck_assert_uint_ge(n, 1);
+	free(tids);
+	ck_assert_int_eq(proc_thread_comm(getpid(), getpid(), comm,
+					  sizeof(comm)), 0);
+	ck_assert(strstr(comm, "check_proc") != NULL);
+	ck_assert_int_eq(proc_thread_state(getpid(), getpid(), &state), 0);
+	ck_assert_int_eq(state, 'R');
+	ck_assert_int_eq(proc_tracer_pid(getpid(), &tracer), 0);
+	ck_assert_int_eq(proc_status_uid(getpid(), &uid), 0);
+	ck_assert_uint_eq(uid, getuid());
+	ck_assert_int_eq(proc_maps_read(getpid(), &m), 0);
+	ck_assert_ptr_nonnull(maps_find(&m, (uint64_t)(uintptr_t)&test_self));
+	maps_free(&m);
+	ck_assert_int_eq(proc_tasks(0x3ffffff0, &tids, &n), -1);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("proc");
+	TCase *tc = tcase_create("proc");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_maps_parse);
+	tcase_add_test(tc, test_target_path);
+	tcase_add_test(tc, test_syscall_parse);
+	tcase_add_test(tc, test_restartable_table);
+	tcase_add_test(tc, test_self);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_fork_status(sr, CK_NOFORK);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
