@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * Address to module and symbol for one target process: its memory maps,
+ * one struct elf_file per distinct mapped file (opened lazily through
+ * /proc/PID/root, kept until symtab_destroy()), and the load bias of each
+ * mapping. Lookups are a binary search over the maps and over the file's
+ * sorted symbols.
+ */
+#ifndef RBFLAME_SYMTAB_H
+#define RBFLAME_SYMTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct elf_file;
+struct symtab;
+
+/** The file-backed mapping holding an address. */
+struct symtab_module {
+	/* The mapped file's symbols and segments; NULL when the file could
+	 * not be read (then bias is 0 and means nothing). Owned by the
+	 * symtab, valid until symtab_destroy(). */
+	struct elf_file *elf;
+	uint64_t bias;	     /* runtime address - link-time address */
+	const char *path;    /* as maps shows it; valid until destroy */
+	uint64_t start, end; /* this mapping: [start, end) */
+	int prot;	     /* and its PROT_READ | PROT_WRITE | PROT_EXEC */
+};
+
+/**
+ * Reads the root prefix and maps of pid. NULL with errno when the maps
+ * cannot be read. symtab_destroy() frees.
+ */
+struct symtab *symtab_create(pid_t pid);
+
+/**
+ * Re-reads the maps (after dlopen and friends). Files already opened stay
+ * cached. 0, or -1 with errno (the old maps are kept).
+ */
+int symtab_reload(struct symtab *st);
+
+/**
+ * Counts symtab_reload() calls that changed the maps, so users caching
+ * per-mapping data (the unwinder) know when to drop it.
+ */
+uint64_t symtab_generation(const struct symtab *st);
+
+/**
+ * Opens every mapped executable file now, so that the first samples do
+ * not pay for it while the target is stopped. 0, or -1 with errno.
+ */
+int symtab_preload(struct symtab *st);
+
+/**
+ * Fills out for the file-backed mapping holding ip. When no mapping holds
+ * ip the maps are re-read once (at most every 100 ms) and the lookup
+ * retried. 0, or -1 with errno ENOENT (no mapping, or an anonymous one).
+ */
+int symtab_module(struct symtab *st, uint64_t ip, struct symtab_module *out);
+
+/**
+ * Names the code at ip (already ip - 1 for return addresses) into buf,
+ * always terminated:
+ *   "symbol"                  in the main executable,
+ *   "symbol (libfoo.so.1)"    in another file (its basename),
+ *   "0xADDR (libfoo.so.1)"    in a file but in no symbol; ADDR is the
+ *                             link-time address (what addr2line wants)
+ *                             when the file could be read, else ip,
+ *   "0xADDR"                  in no file-backed mapping; ADDR is ip.
+ */
+void symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap);
+
+/** Frees st and every elf_file it opened (NULL is fine). */
+void symtab_destroy(struct symtab *st);
+
+#endif

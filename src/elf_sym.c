@@ -1,0 +1,859 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * ELF reading with libelf: function symbols, load segments, build-id and
+ * the unwind table location of one file, plus its separate debug file.
+ * Everything is copied into a struct elf_file at open time (symbols sorted
+ * by address, aliases dropped, names in one string pool) so lookups are a
+ * binary search and no descriptor or libelf handle stays open.
+ *
+ * Every count and length read from a file is bounded: the files belong to
+ * the target and may be anything.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "rbflame/elf_sym.h"
+#include "rbflame/xmalloc.h"
+
+#define MAX_SYMS_PER_TABLE (1u << 22)
+#define MAX_SYMS (1u << 23)
+#define MAX_NAME_LEN 1024
+#define MAX_NAMES_BYTES (256u << 20)
+#define MAX_LOADS 64
+#define MAX_PHDRS 4096
+#define MAX_SECTIONS (1u << 16)
+#define MAX_NOTES 256
+#define MAX_NOTE_BYTES (1u << 20)
+#define MAX_BUILD_ID 64
+#define MAX_IMAGE_BYTES (64u << 20)
+/* How far back a lookup looks for a sized symbol enclosing the address. */
+#define COVER_SCAN 16
+#define MAP_PAGE_SIZE 4096u
+#define DEBUG_DIR "/usr/lib/debug"
+
+struct sym {
+	uint64_t addr;
+	uint64_t end;  /* sized: addr + size; else its section's end */
+	uint32_t name; /* offset in names */
+	uint8_t sized;
+	uint8_t bind; /* STB_*, to choose between aliases */
+};
+
+struct load {
+	uint64_t vaddr, memsz;
+	uint64_t offset, filesz;
+	uint32_t flags;
+};
+
+struct elf_file {
+	int type;
+	size_t nloads;
+	struct load loads[MAX_LOADS];
+	bool has_eh_hdr, has_eh_frame;
+	uint64_t eh_hdr_vaddr, eh_hdr_size;
+	uint64_t eh_frame_vaddr, eh_frame_size;
+	size_t build_id_len;
+	uint8_t build_id[MAX_BUILD_ID];
+	struct sym *syms;
+	size_t nsyms, syms_cap;
+	char *names;
+	size_t names_len, names_cap;
+};
+
+/* What the section scan of one file found. */
+struct scan {
+	Elf_Scn *symtab, *dynsym;
+	const uint8_t *debuglink; /* raw .gnu_debuglink contents */
+	size_t debuglink_len;
+	bool big_endian;
+};
+
+static int
+open_under(const char *root, const char *path, struct stat *stp)
+{
+	char buf[PATH_MAX];
+	struct stat st;
+	int n, fd;
+
+	n = snprintf(buf, sizeof(buf), "%s%s", root ? root : "", path);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* O_NONBLOCK: a FIFO under the target's root must not hang us. */
+	fd = open(buf, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = ENOEXEC;
+		return -1;
+	}
+	if (stp)
+		*stp = st;
+	return fd;
+}
+
+static Elf *
+begin_elf(int fd)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ, NULL);
+
+	if (!elf) {
+		errno = ENOEXEC;
+		return NULL;
+	}
+	if (elf_kind(elf) != ELF_K_ELF) {
+		elf_end(elf);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	return elf;
+}
+
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+	return a + b < a ? UINT64_MAX : a + b;
+}
+
+/*
+ * Appends a name to the pool, without a symbol version ("foo@@GLIBC_2.34"
+ * in a .symtab); UINT32_MAX when the pool is full.
+ */
+static uint32_t
+pool_add(struct elf_file *ef, const char *name)
+{
+	size_t len = strnlen(name, MAX_NAME_LEN - 1);
+	const char *at = memchr(name, '@', len);
+	uint32_t off;
+
+	if (at && at > name)
+		len = (size_t)(at - name);
+
+	if (ef->names_len + len + 1 > MAX_NAMES_BYTES)
+		return UINT32_MAX;
+	ef->names =
+	    xgrowarray(ef->names, &ef->names_cap, ef->names_len + len + 1, 1);
+	off = (uint32_t)ef->names_len;
+	memcpy(ef->names + off, name, len);
+	ef->names[off + len] = '\0';
+	ef->names_len += len + 1;
+	return off;
+}
+
+/*
+ * Where a size-0 symbol's reach ends: the end of its allocated section, or
+ * failing that of the PT_LOAD segment holding it. addr when unknown, which
+ * makes the symbol unusable.
+ */
+static uint64_t
+unsized_end(const struct elf_file *ef, Elf *elf, const GElf_Sym *s)
+{
+	uint64_t addr = s->st_value;
+	size_t i;
+
+	if (s->st_shndx != SHN_UNDEF && s->st_shndx < SHN_LORESERVE) {
+		Elf_Scn *scn = elf_getscn(elf, s->st_shndx);
+		GElf_Shdr sh;
+
+		if (scn && gelf_getshdr(scn, &sh) &&
+		    (sh.sh_flags & SHF_ALLOC) && addr >= sh.sh_addr &&
+		    addr - sh.sh_addr < sh.sh_size)
+			return add_sat(sh.sh_addr, sh.sh_size);
+	}
+	for (i = 0; i < ef->nloads; i++) {
+		const struct load *l = &ef->loads[i];
+
+		if (addr >= l->vaddr && addr - l->vaddr < l->memsz)
+			return add_sat(l->vaddr, l->memsz);
+	}
+	return addr;
+}
+
+static void
+add_symbols(struct elf_file *ef, Elf *elf, Elf_Scn *scn)
+{
+	size_t entsize = gelf_fsize(elf, ELF_T_SYM, 1, EV_CURRENT);
+	Elf_Data *data;
+	GElf_Shdr sh;
+	size_t i, n;
+
+	if (!entsize || !gelf_getshdr(scn, &sh))
+		return;
+	data = elf_getdata(scn, NULL);
+	if (!data || !data->d_buf)
+		return;
+	n = data->d_size / entsize;
+	if (n > MAX_SYMS_PER_TABLE)
+		n = MAX_SYMS_PER_TABLE;
+	for (i = 1; i < n && ef->nsyms < MAX_SYMS; i++) {
+		const char *name;
+		struct sym *out;
+		GElf_Sym s;
+		uint32_t off;
+		int type;
+
+		if (!gelf_getsym(data, (int)i, &s))
+			continue;
+		type = GELF_ST_TYPE(s.st_info);
+		if (type != STT_FUNC && type != STT_GNU_IFUNC)
+			continue;
+		if (s.st_shndx == SHN_UNDEF || s.st_value == 0)
+			continue;
+		name = elf_strptr(elf, sh.sh_link, s.st_name);
+		if (!name || !*name)
+			continue;
+
+		ef->syms = xgrowarray(ef->syms, &ef->syms_cap, ef->nsyms + 1,
+				      sizeof(*ef->syms));
+		out = &ef->syms[ef->nsyms];
+		out->addr = s.st_value;
+		if (s.st_size) {
+			out->end = add_sat(s.st_value, s.st_size);
+			out->sized = 1;
+		} else {
+			out->end = unsized_end(ef, elf, &s);
+			out->sized = 0;
+			if (out->end <= out->addr)
+				continue;
+		}
+		off = pool_add(ef, name);
+		if (off == UINT32_MAX)
+			return;
+		out->name = off;
+		out->bind = GELF_ST_BIND(s.st_info);
+		ef->nsyms++;
+	}
+}
+
+static int
+leading_underscores(const char *s)
+{
+	int n = 0;
+
+	while (s[n] == '_' && n < 8)
+		n++;
+	return n;
+}
+
+static bool
+is_exported(int bind)
+{
+	return bind == STB_GLOBAL || bind == STB_WEAK || bind == STB_GNU_UNIQUE;
+}
+
+/*
+ * Address order; at one address the alias to show first: sized, exported
+ * (global or weak) rather than local, fewer leading underscores ("read"
+ * before "__libc_read"), strong before weak, shorter, then by name so the
+ * choice is stable.
+ */
+static int
+sym_cmp(const void *pa, const void *pb, void *arg)
+{
+	const struct sym *a = pa, *b = pb;
+	const char *names = arg;
+	const char *na = names + a->name, *nb = names + b->name;
+	size_t la, lb;
+	int d;
+
+	if (a->addr != b->addr)
+		return a->addr < b->addr ? -1 : 1;
+	if (a->sized != b->sized)
+		return a->sized ? -1 : 1;
+	if (is_exported(a->bind) != is_exported(b->bind))
+		return is_exported(a->bind) ? -1 : 1;
+	d = leading_underscores(na) - leading_underscores(nb);
+	if (d)
+		return d;
+	if ((a->bind == STB_GLOBAL) != (b->bind == STB_GLOBAL))
+		return a->bind == STB_GLOBAL ? -1 : 1;
+	la = strlen(na);
+	lb = strlen(nb);
+	if (la != lb)
+		return la < lb ? -1 : 1;
+	return strcmp(na, nb);
+}
+
+static void
+finish_symbols(struct elf_file *ef)
+{
+	size_t i, n = 0;
+
+	if (!ef->nsyms)
+		return;
+	qsort_r(ef->syms, ef->nsyms, sizeof(*ef->syms), sym_cmp, ef->names);
+	for (i = 0; i < ef->nsyms; i++) {
+		if (n && ef->syms[n - 1].addr == ef->syms[i].addr)
+			continue;
+		ef->syms[n++] = ef->syms[i];
+	}
+	ef->nsyms = n;
+	ef->syms = xrealloc(ef->syms, n * sizeof(*ef->syms));
+	ef->syms_cap = n;
+}
+
+/* Finds NT_GNU_BUILD_ID in one block of notes. */
+static bool
+parse_notes(uint8_t *id, size_t *id_len, Elf_Data *data)
+{
+	size_t off = 0, next, name_off, desc_off;
+	GElf_Nhdr nh;
+	int guard;
+
+	if (!data || !data->d_buf)
+		return false;
+	for (guard = 0; guard < MAX_NOTES && off < data->d_size; guard++) {
+		const char *base = data->d_buf;
+
+		next = gelf_getnote(data, off, &nh, &name_off, &desc_off);
+		if (next == 0 || next <= off)
+			break;
+		off = next;
+		if (nh.n_type != NT_GNU_BUILD_ID || nh.n_namesz != 4 ||
+		    memcmp(base + name_off, "GNU", 4) != 0)
+			continue;
+		if (nh.n_descsz == 0 || nh.n_descsz > MAX_BUILD_ID)
+			continue;
+		memcpy(id, base + desc_off, nh.n_descsz);
+		*id_len = nh.n_descsz;
+		return true;
+	}
+	return false;
+}
+
+static void
+read_note_segment(struct elf_file *ef, Elf *elf, const GElf_Phdr *ph)
+{
+	Elf_Type type = ph->p_align == 8 ? ELF_T_NHDR8 : ELF_T_NHDR;
+	Elf_Data *d;
+
+	d = elf_getdata_rawchunk(elf, ph->p_offset, ph->p_filesz, type);
+	parse_notes(ef->build_id, &ef->build_id_len, d);
+}
+
+/* e_type, PT_LOAD segments, PT_GNU_EH_FRAME and build-id from PT_NOTE. */
+static int
+read_program_headers(struct elf_file *ef, Elf *elf)
+{
+	GElf_Ehdr eh;
+	size_t i, n;
+
+	if (!gelf_getehdr(elf, &eh)) {
+		errno = ENOEXEC;
+		return -1;
+	}
+	ef->type = eh.e_type;
+	if (elf_getphdrnum(elf, &n) < 0)
+		return 0;
+	if (n > MAX_PHDRS)
+		n = MAX_PHDRS;
+	for (i = 0; i < n; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph))
+			continue;
+		switch (ph.p_type) {
+		case PT_LOAD:
+			if (ef->nloads < MAX_LOADS &&
+			    ph.p_filesz <= ph.p_memsz) {
+				struct load *l = &ef->loads[ef->nloads++];
+
+				l->vaddr = ph.p_vaddr;
+				l->memsz = ph.p_memsz;
+				l->offset = ph.p_offset;
+				l->filesz = ph.p_filesz;
+				l->flags = ph.p_flags;
+			}
+			break;
+		case PT_GNU_EH_FRAME:
+			if (!ef->has_eh_hdr && ph.p_memsz) {
+				ef->has_eh_hdr = true;
+				ef->eh_hdr_vaddr = ph.p_vaddr;
+				ef->eh_hdr_size = ph.p_memsz;
+			}
+			break;
+		case PT_NOTE:
+			if (!ef->build_id_len && ph.p_filesz &&
+			    ph.p_filesz <= MAX_NOTE_BYTES)
+				read_note_segment(ef, elf, &ph);
+			break;
+		}
+	}
+	return 0;
+}
+
+/* Symbol tables, .eh_frame, notes and .gnu_debuglink of a file. */
+static void
+scan_sections(struct elf_file *ef, Elf *elf, struct scan *sc)
+{
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+	unsigned count = 0;
+	bool names;
+
+	names = elf_getshdrstrndx(elf, &shstrndx) == 0;
+	while ((scn = elf_nextscn(elf, scn)) && count++ < MAX_SECTIONS) {
+		const char *name = NULL;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (names)
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+		switch (sh.sh_type) {
+		case SHT_SYMTAB:
+			if (!sc->symtab)
+				sc->symtab = scn;
+			continue;
+		case SHT_DYNSYM:
+			if (!sc->dynsym)
+				sc->dynsym = scn;
+			continue;
+		case SHT_NOTE:
+			if (!ef->build_id_len)
+				parse_notes(ef->build_id, &ef->build_id_len,
+					    elf_getdata(scn, NULL));
+			continue;
+		case SHT_NOBITS:
+			continue;
+		}
+		if (!name)
+			continue;
+		if (!ef->has_eh_frame && (sh.sh_flags & SHF_ALLOC) &&
+		    strcmp(name, ".eh_frame") == 0 && sh.sh_size) {
+			ef->has_eh_frame = true;
+			ef->eh_frame_vaddr = sh.sh_addr;
+			ef->eh_frame_size = sh.sh_size;
+		} else if (!sc->debuglink &&
+			   strcmp(name, ".gnu_debuglink") == 0) {
+			Elf_Data *d = elf_getdata(scn, NULL);
+
+			if (d && d->d_buf && d->d_size) {
+				sc->debuglink = d->d_buf;
+				sc->debuglink_len = d->d_size;
+			}
+		}
+	}
+}
+
+static uint32_t
+read_u32(const uint8_t *p, bool big_endian)
+{
+	if (big_endian)
+		return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+		       (uint32_t)p[2] << 8 | p[3];
+	return (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 |
+	       (uint32_t)p[1] << 8 | p[0];
+}
+
+/* The CRC-32 of a whole file that .gnu_debuglink records. */
+static int
+file_crc32(int fd, uint32_t *out)
+{
+	uint32_t table[256], crc = 0xffffffffu;
+	unsigned char buf[65536];
+	off_t pos = 0;
+	ssize_t n;
+	uint32_t i;
+	int k;
+
+	for (i = 0; i < 256; i++) {
+		uint32_t c = i;
+
+		for (k = 0; k < 8; k++)
+			c = c & 1 ? 0xedb88320u ^ (c >> 1) : c >> 1;
+		table[i] = c;
+	}
+	while ((n = pread(fd, buf, sizeof(buf), pos)) > 0) {
+		for (k = 0; k < n; k++)
+			crc = table[(crc ^ buf[k]) & 0xff] ^ (crc >> 8);
+		pos += n;
+	}
+	if (n < 0)
+		return -1;
+	*out = crc ^ 0xffffffffu;
+	return 0;
+}
+
+/*
+ * Loads the .symtab of a candidate debug file. With want_id, its build-id
+ * (if it has one) must match; with want_crc, its CRC must.
+ */
+static bool
+try_debug_file(struct elf_file *ef, const char *root, const char *path,
+	       const struct stat *main_st, bool want_id, bool want_crc,
+	       uint32_t crc)
+{
+	uint8_t id[MAX_BUILD_ID];
+	size_t id_len = 0;
+	struct scan sc = {0};
+	struct elf_file tmp = {0};
+	struct stat st;
+	bool ok = false;
+	Elf *elf;
+	int fd;
+
+	fd = open_under(root, path, &st);
+	if (fd < 0)
+		return false;
+	if (main_st && st.st_dev == main_st->st_dev &&
+	    st.st_ino == main_st->st_ino)
+		goto out_close;
+	if (want_crc) {
+		uint32_t got;
+
+		if (file_crc32(fd, &got) < 0 || got != crc)
+			goto out_close;
+	}
+	elf = begin_elf(fd);
+	if (!elf)
+		goto out_close;
+	/* Notes and section names only: a scratch elf_file collects them. */
+	scan_sections(&tmp, elf, &sc);
+	memcpy(id, tmp.build_id, tmp.build_id_len);
+	id_len = tmp.build_id_len;
+	if (want_id && id_len &&
+	    (id_len != ef->build_id_len || memcmp(id, ef->build_id, id_len)))
+		goto out_end;
+	if (!sc.symtab)
+		goto out_end;
+	add_symbols(ef, elf, sc.symtab);
+	ok = true;
+out_end:
+	elf_end(elf);
+out_close:
+	close(fd);
+	return ok;
+}
+
+static bool
+find_debug_file(struct elf_file *ef, const char *root, const char *path,
+		const struct stat *main_st, const struct scan *sc)
+{
+	char dbg[PATH_MAX], dir[PATH_MAX];
+	const char *slash;
+	size_t i, len;
+	uint32_t crc;
+	int n;
+
+	if (ef->build_id_len >= 2) {
+		char hex[2 * MAX_BUILD_ID + 1];
+
+		for (i = 1; i < ef->build_id_len; i++)
+			snprintf(hex + 2 * (i - 1), 3, "%02x", ef->build_id[i]);
+		snprintf(dbg, sizeof(dbg), DEBUG_DIR "/.build-id/%02x/%s.debug",
+			 ef->build_id[0], hex);
+		if (try_debug_file(ef, root, dbg, main_st, true, false, 0))
+			return true;
+	}
+
+	if (!sc->debuglink)
+		return false;
+	len = strnlen((const char *)sc->debuglink, sc->debuglink_len);
+	if (len == 0 || len >= sc->debuglink_len || len >= NAME_MAX ||
+	    memchr(sc->debuglink, '/', len))
+		return false;
+	i = (len + 4) & ~(size_t)3;
+	if (i + 4 > sc->debuglink_len)
+		return false;
+	crc = read_u32(sc->debuglink + i, sc->big_endian);
+
+	slash = strrchr(path, '/');
+	if (!slash)
+		strcpy(dir, ".");
+	else if ((size_t)(slash - path) < sizeof(dir))
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash - path), path);
+	else
+		return false;
+
+	n = snprintf(dbg, sizeof(dbg), "%s/%.*s", dir, (int)len,
+		     (const char *)sc->debuglink);
+	if (n > 0 && (size_t)n < sizeof(dbg) &&
+	    try_debug_file(ef, root, dbg, main_st, false, true, crc))
+		return true;
+	n = snprintf(dbg, sizeof(dbg), "%s/.debug/%.*s", dir, (int)len,
+		     (const char *)sc->debuglink);
+	if (n > 0 && (size_t)n < sizeof(dbg) &&
+	    try_debug_file(ef, root, dbg, main_st, false, true, crc))
+		return true;
+	n = snprintf(dbg, sizeof(dbg), DEBUG_DIR "%s/%.*s",
+		     dir[0] == '/' ? dir : "", (int)len,
+		     (const char *)sc->debuglink);
+	if (n > 0 && (size_t)n < sizeof(dbg) &&
+	    try_debug_file(ef, root, dbg, main_st, false, true, crc))
+		return true;
+	return false;
+}
+
+/* root and path are NULL for an in-memory image: no debug file then. */
+static struct elf_file *
+load(Elf *elf, const char *root, const char *path, const struct stat *st)
+{
+	struct elf_file *ef = xcalloc(1, sizeof(*ef));
+	struct scan sc = {0};
+	const char *ident;
+
+	ident = elf_getident(elf, NULL);
+	if (!ident || read_program_headers(ef, elf) < 0) {
+		elf_file_close(ef);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	sc.big_endian = ident[EI_DATA] == ELFDATA2MSB;
+	scan_sections(ef, elf, &sc);
+	if (sc.symtab) {
+		add_symbols(ef, elf, sc.symtab);
+	} else {
+		if (sc.dynsym)
+			add_symbols(ef, elf, sc.dynsym);
+		if (path)
+			find_debug_file(ef, root, path, st, &sc);
+	}
+	finish_symbols(ef);
+	return ef;
+}
+
+struct elf_file *
+elf_file_open(const char *root, const char *path)
+{
+	struct elf_file *ef;
+	struct stat st;
+	Elf *elf;
+	int fd, saved;
+
+	if (!path || !*path) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	fd = open_under(root, path, &st);
+	if (fd < 0)
+		return NULL;
+	elf = begin_elf(fd);
+	if (!elf) {
+		close(fd);
+		errno = ENOEXEC;
+		return NULL;
+	}
+	ef = load(elf, root ? root : "", path, &st);
+	saved = errno;
+	elf_end(elf);
+	close(fd);
+	errno = saved;
+	return ef;
+}
+
+struct elf_file *
+elf_file_open_image(const void *image, size_t size)
+{
+	struct elf_file *ef = NULL;
+	char *copy;
+	Elf *elf;
+
+	if (!image || size < 64 || size > MAX_IMAGE_BYTES) {
+		errno = EINVAL;
+		return NULL;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return NULL;
+	}
+	/* libelf wants a writable buffer; never hand it the caller's. */
+	copy = xmalloc(size);
+	memcpy(copy, image, size);
+	elf = elf_memory(copy, size);
+	if (elf && elf_kind(elf) == ELF_K_ELF)
+		ef = load(elf, NULL, NULL, NULL);
+	else
+		errno = ENOEXEC;
+	if (elf)
+		elf_end(elf);
+	free(copy);
+	return ef;
+}
+
+const char *
+elf_file_symbol(const struct elf_file *ef, uint64_t vaddr, uint64_t *offset)
+{
+	const struct sym *s, *hit = NULL;
+	size_t lo = 0, hi, i;
+
+	if (!ef || !ef->nsyms)
+		return NULL;
+	hi = ef->nsyms;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (ef->syms[mid].addr <= vaddr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return NULL;
+	s = &ef->syms[lo - 1];
+	if (s->sized && vaddr < s->end) {
+		hit = s;
+	} else {
+		/* A sized symbol further down may enclose this one. */
+		for (i = lo - 1; i > 0 && lo - i <= COVER_SCAN; i--) {
+			const struct sym *t = &ef->syms[i - 1];
+
+			if (t->sized && vaddr < t->end) {
+				hit = t;
+				break;
+			}
+		}
+		if (!hit && !s->sized && vaddr < s->end)
+			hit = s;
+	}
+	if (!hit)
+		return NULL;
+	if (offset)
+		*offset = vaddr - hit->addr;
+	return ef->names + hit->name;
+}
+
+size_t
+elf_file_symbol_count(const struct elf_file *ef)
+{
+	return ef ? ef->nsyms : 0;
+}
+
+int
+elf_file_offset_to_vaddr(const struct elf_file *ef, uint64_t file_offset,
+			 uint64_t *vaddr)
+{
+	size_t i;
+
+	for (i = 0; ef && i < ef->nloads; i++) {
+		const struct load *l = &ef->loads[i];
+
+		if (file_offset >= l->offset &&
+		    file_offset - l->offset < l->filesz) {
+			*vaddr = l->vaddr + (file_offset - l->offset);
+			return 0;
+		}
+	}
+	errno = ENOENT;
+	return -1;
+}
+
+int
+elf_file_mapping_vaddr(const struct elf_file *ef, uint64_t map_offset,
+		       bool exec, uint64_t *vaddr)
+{
+	const struct load *best = NULL;
+	size_t i;
+
+	/*
+	 * The kernel maps a segment from its page-aligned offset, so a
+	 * mapping may start below p_offset, and one file page may hold the
+	 * end of a segment and the start of the next. Of the segments whose
+	 * pages hold map_offset, prefer one whose PF_X matches the mapping,
+	 * then the one starting last (the first page of a later segment is
+	 * mapped at that segment's address).
+	 */
+	for (i = 0; ef && i < ef->nloads; i++) {
+		const struct load *l = &ef->loads[i];
+		uint64_t page = l->offset & ~(uint64_t)(MAP_PAGE_SIZE - 1);
+
+		if (map_offset < page ||
+		    map_offset - page >= l->filesz + (l->offset - page))
+			continue;
+		if (l->vaddr < l->offset - map_offset)
+			continue;
+		if (best) {
+			bool lx = !!(l->flags & PF_X) == exec;
+			bool bx = !!(best->flags & PF_X) == exec;
+
+			if (bx && !lx)
+				continue;
+			if (bx == lx && l->offset <= best->offset)
+				continue;
+		}
+		best = l;
+	}
+	if (!best) {
+		errno = ENOENT;
+		return -1;
+	}
+	*vaddr = best->vaddr - (best->offset - map_offset);
+	return 0;
+}
+
+int
+elf_file_eh_frame_hdr(const struct elf_file *ef, uint64_t *vaddr,
+		      uint64_t *size)
+{
+	if (!ef || !ef->has_eh_hdr) {
+		errno = ENOENT;
+		return -1;
+	}
+	*vaddr = ef->eh_hdr_vaddr;
+	*size = ef->eh_hdr_size;
+	return 0;
+}
+
+int
+elf_file_eh_frame(const struct elf_file *ef, uint64_t *vaddr, uint64_t *size)
+{
+	if (!ef || !ef->has_eh_frame) {
+		errno = ENOENT;
+		return -1;
+	}
+	*vaddr = ef->eh_frame_vaddr;
+	*size = ef->eh_frame_size;
+	return 0;
+}
+
+const uint8_t *
+elf_file_build_id(const struct elf_file *ef, size_t *len)
+{
+	if (!ef || !ef->build_id_len) {
+		if (len)
+			*len = 0;
+		return NULL;
+	}
+	if (len)
+		*len = ef->build_id_len;
+	return ef->build_id;
+}
+
+int
+elf_file_type(const struct elf_file *ef)
+{
+	return ef ? ef->type : ET_NONE;
+}
+
+void
+elf_file_close(struct elf_file *ef)
+{
+	if (!ef)
+		return;
+	free(ef->syms);
+	free(ef->names);
+	free(ef);
+}

@@ -1,0 +1,504 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * Native unwinding with libunwind's remote machinery and rbflame's own
+ * accessors, in the way of perf's util/unwind-libunwind-local.c: memory
+ * through struct mem (never one PTRACE_PEEKDATA per word), registers from
+ * a PTRACE_GETREGS snapshot, and unwind tables found by us: for the
+ * module holding an ip, its .eh_frame_hdr binary-search table, handed to
+ * libunwind's dwarf_search_unwind_table() as a remote table.
+ *
+ * Owns one libunwind address space (with its global register-state
+ * cache, so a hot ip costs no CFI parsing) and, per executable mapping,
+ * the table description plus local copies of the target's .eh_frame_hdr
+ * and .eh_frame. Those are read-only, so they are read from the target
+ * once and stay valid until symtab reports that the maps changed.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stddef.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/user.h>
+
+#include <libunwind.h>
+
+#include "rbflame/elf_sym.h"
+#include "rbflame/mem.h"
+#include "rbflame/symtab.h"
+#include "rbflame/unwind.h"
+#include "rbflame/xmalloc.h"
+
+/* Exported by libunwind but declared only in its private headers. */
+extern int UNW_OBJ(dwarf_search_unwind_table)(unw_addr_space_t as,
+					      unw_word_t ip, unw_dyn_info_t *di,
+					      unw_proc_info_t *pi,
+					      int need_unwind_info, void *arg);
+#define dwarf_search_unwind_table UNW_OBJ(dwarf_search_unwind_table)
+
+/* Accessors must match libunwind's prototypes, used or not. */
+#define UNUSED __attribute__((unused))
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Pointer encodings of .eh_frame_hdr (LSB 3.0, DW_EH_PE_*). */
+enum {
+	EH_PE_absptr = 0x00,
+	EH_PE_udata2 = 0x02,
+	EH_PE_udata4 = 0x03,
+	EH_PE_udata8 = 0x04,
+	EH_PE_sdata2 = 0x0a,
+	EH_PE_sdata4 = 0x0b,
+	EH_PE_sdata8 = 0x0c,
+	EH_PE_pcrel = 0x10,
+	EH_PE_datarel = 0x30,
+	EH_PE_omit = 0xff,
+};
+
+#define MAX_HDR_BYTES (16u << 20)
+#define MAX_FRAME_BYTES (64u << 20)
+#define COPY_CHUNK (64u << 10)
+#define MAX_MODULES 4096
+/* libunwind's register-state cache (rounded to a power of two). */
+#define RS_CACHE_SIZE 1024
+
+/* One executable mapping and how to unwind through it. */
+struct umod {
+	uint64_t start, end;
+	bool ok; /* di usable */
+	unw_dyn_info_t di;
+	uint8_t *hdr; /* copy of .eh_frame_hdr, or NULL */
+	uint64_t hdr_addr, hdr_len;
+	uint8_t *frame; /* copy of .eh_frame, or NULL */
+	uint64_t frame_addr, frame_len;
+};
+
+struct unwinder {
+	pid_t pid;
+	struct mem *mem;
+	struct symtab *st;
+	unw_addr_space_t as;
+	uint64_t generation; /* of st, when mods were built */
+	struct umod *mods;   /* sorted by start */
+	size_t nmods, cap;
+	size_t cur; /* the module last searched, if nmods */
+	bool has_cur;
+	const struct user_regs_struct *regs; /* during unwind_stack() */
+};
+
+static void
+clear_modules(struct unwinder *u)
+{
+	size_t i;
+
+	for (i = 0; i < u->nmods; i++) {
+		free(u->mods[i].hdr);
+		free(u->mods[i].frame);
+	}
+	u->nmods = 0;
+	u->has_cur = false;
+}
+
+/* Copies len bytes of target memory in pieces mem.c reads directly. */
+static uint8_t *
+copy_target(struct unwinder *u, uint64_t addr, uint64_t len)
+{
+	uint8_t *buf = xmalloc(len);
+	uint64_t done, n;
+
+	for (done = 0; done < len; done += n) {
+		n = len - done < COPY_CHUNK ? len - done : COPY_CHUNK;
+		if (mem_read(u->mem, addr + done, buf + done, n) < 0) {
+			free(buf);
+			return NULL;
+		}
+	}
+	return buf;
+}
+
+/* Reads one encoded pointer of .eh_frame_hdr at *pos; base is its address. */
+static int
+read_encoded(const uint8_t *buf, uint64_t len, uint64_t *pos, uint8_t enc,
+	     uint64_t base, uint64_t *out)
+{
+	uint64_t p = *pos, v;
+	size_t size;
+
+	switch (enc & 0x0f) {
+	case EH_PE_absptr:
+	case EH_PE_udata8:
+	case EH_PE_sdata8:
+		size = 8;
+		break;
+	case EH_PE_udata4:
+	case EH_PE_sdata4:
+		size = 4;
+		break;
+	case EH_PE_udata2:
+	case EH_PE_sdata2:
+		size = 2;
+		break;
+	default:
+		return -1;
+	}
+	if (enc == EH_PE_omit || p > len || len - p < size)
+		return -1;
+	if (size == 8) {
+		memcpy(&v, buf + p, 8);
+	} else if (size == 4) {
+		uint32_t w;
+
+		memcpy(&w, buf + p, 4);
+		v = (enc & 0x0f) == EH_PE_sdata4 ? (uint64_t)(int64_t)(int32_t)w
+						 : w;
+	} else {
+		uint16_t h;
+
+		memcpy(&h, buf + p, 2);
+		v = (enc & 0x0f) == EH_PE_sdata2 ? (uint64_t)(int64_t)(int16_t)h
+						 : h;
+	}
+	switch (enc & 0x70) {
+	case 0:
+		break;
+	case EH_PE_pcrel:
+		v += base + p;
+		break;
+	case EH_PE_datarel:
+		v += base;
+		break;
+	default:
+		return -1;
+	}
+	*pos = p + size;
+	*out = v;
+	return 0;
+}
+
+/* Describes the module's .eh_frame_hdr table to libunwind. */
+static void
+build_module(struct unwinder *u, struct umod *m, const struct elf_file *ef,
+	     uint64_t bias)
+{
+	uint64_t hv, hs, fv, fs, pos = 4, frame_ptr, count, addr;
+	uint8_t *hdr;
+
+	if (!ef || elf_file_eh_frame_hdr(ef, &hv, &hs) < 0 || hs < 8 ||
+	    hs > MAX_HDR_BYTES)
+		return;
+	addr = hv + bias;
+	hdr = copy_target(u, addr, hs);
+	if (!hdr)
+		return;
+	/* libunwind's remote lookup reads the table as pairs of
+	 * datarel-sdata4 words: that is the only usable table format. */
+	if (hdr[0] != 1 || hdr[3] != (EH_PE_datarel | EH_PE_sdata4) ||
+	    read_encoded(hdr, hs, &pos, hdr[1], addr, &frame_ptr) < 0 ||
+	    read_encoded(hdr, hs, &pos, hdr[2], addr, &count) < 0 ||
+	    count == 0 || count > (hs - pos) / 8) {
+		free(hdr);
+		return;
+	}
+	memset(&m->di, 0, sizeof(m->di));
+	m->di.format = UNW_INFO_FORMAT_REMOTE_TABLE;
+	m->di.start_ip = m->start;
+	m->di.end_ip = m->end;
+	m->di.u.rti.segbase = addr;
+	m->di.u.rti.table_data = addr + pos;
+	m->di.u.rti.table_len = count * 8 / sizeof(unw_word_t);
+	m->hdr = hdr;
+	m->hdr_addr = addr;
+	m->hdr_len = hs;
+	m->ok = true;
+
+	/* The FDEs and CIEs: a copy saves a read per stop and per byte. */
+	if (elf_file_eh_frame(ef, &fv, &fs) == 0 && fs <= MAX_FRAME_BYTES &&
+	    fv + bias == frame_ptr) {
+		m->frame = copy_target(u, frame_ptr, fs);
+		if (m->frame) {
+			m->frame_addr = frame_ptr;
+			m->frame_len = fs;
+		}
+	}
+}
+
+/* The module holding ip, built on first use; NULL if none. */
+static struct umod *
+module_for(struct unwinder *u, uint64_t ip)
+{
+	struct symtab_module sm;
+	struct umod *m;
+	size_t lo = 0, hi = u->nmods;
+
+	if (u->has_cur) {
+		m = &u->mods[u->cur];
+		if (ip >= m->start && ip < m->end)
+			return m;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->mods[mid].start <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo > 0 && ip < u->mods[lo - 1].end) {
+		u->cur = lo - 1;
+		u->has_cur = true;
+		return &u->mods[lo - 1];
+	}
+
+	if (symtab_module(u->st, ip, &sm) < 0)
+		return NULL;
+	if (symtab_generation(u->st) != u->generation) {
+		/* A reload happened behind our back: start over. */
+		clear_modules(u);
+		u->generation = symtab_generation(u->st);
+		lo = 0;
+	}
+	if (u->nmods >= MAX_MODULES) {
+		clear_modules(u);
+		lo = 0;
+	}
+	u->mods = xgrowarray(u->mods, &u->cap, u->nmods + 1, sizeof(*u->mods));
+	memmove(&u->mods[lo + 1], &u->mods[lo],
+		(u->nmods - lo) * sizeof(*u->mods));
+	u->nmods++;
+	m = &u->mods[lo];
+	memset(m, 0, sizeof(*m));
+	m->start = sm.start;
+	m->end = sm.end;
+	/* No code, no unwind info: a junk ip must not copy tables again. */
+	if (sm.prot & PROT_EXEC)
+		build_module(u, m, sm.elf, sm.bias);
+	u->cur = lo;
+	u->has_cur = true;
+	return m;
+}
+
+static int
+find_proc_info(unw_addr_space_t as, unw_word_t ip, unw_proc_info_t *pi,
+	       int need_unwind_info, void *arg)
+{
+	struct unwinder *u = arg;
+	struct umod *m = module_for(u, ip);
+
+	if (!m || !m->ok)
+		return -UNW_ENOINFO;
+	return dwarf_search_unwind_table(as, ip, &m->di, pi, need_unwind_info,
+					 arg);
+}
+
+/*
+ * Nothing to free: with a remote table, dwarf_search_unwind_table()
+ * allocates pi->unwind_info from libunwind's own pool and frees it there;
+ * free() here would corrupt the pool (libunwind only calls this hook for
+ * dynamically registered procedures, which we never report).
+ */
+static void
+put_unwind_info(unw_addr_space_t as UNUSED, unw_proc_info_t *pi UNUSED,
+		void *arg UNUSED)
+{
+}
+
+static int
+get_dyn_info_list_addr(unw_addr_space_t as UNUSED, unw_word_t *dilap UNUSED,
+		       void *arg UNUSED)
+{
+	return -UNW_ENOINFO;
+}
+
+static bool
+local_read(const uint8_t *buf, uint64_t base, uint64_t len, uint64_t addr,
+	   unw_word_t *valp)
+{
+	if (!buf || addr < base || len < sizeof(*valp) ||
+	    addr - base > len - sizeof(*valp))
+		return false;
+	memcpy(valp, buf + (addr - base), sizeof(*valp));
+	return true;
+}
+
+static int
+access_mem(unw_addr_space_t as UNUSED, unw_word_t addr, unw_word_t *valp,
+	   int write, void *arg)
+{
+	struct unwinder *u = arg;
+
+	if (write)
+		return -UNW_EINVAL;
+	/* Table and CFI reads follow find_proc_info() for the same module. */
+	if (u->has_cur) {
+		const struct umod *m = &u->mods[u->cur];
+
+		if (local_read(m->hdr, m->hdr_addr, m->hdr_len, addr, valp) ||
+		    local_read(m->frame, m->frame_addr, m->frame_len, addr,
+			       valp))
+			return 0;
+	}
+	if (mem_read(u->mem, addr, valp, sizeof(*valp)) < 0)
+		return -UNW_EINVAL;
+	return 0;
+}
+
+/* Where each register libunwind asks for is in a PTRACE_GETREGS snapshot. */
+/* clang-format off */
+#define OFF(field) offsetof(struct user_regs_struct, field)
+static const size_t reg_offset[] = {
+	[UNW_X86_64_RAX]	= OFF(rax),
+	[UNW_X86_64_RDX]	= OFF(rdx),
+	[UNW_X86_64_RCX]	= OFF(rcx),
+	[UNW_X86_64_RBX]	= OFF(rbx),
+	[UNW_X86_64_RSI]	= OFF(rsi),
+	[UNW_X86_64_RDI]	= OFF(rdi),
+	[UNW_X86_64_RBP]	= OFF(rbp),
+	[UNW_X86_64_RSP]	= OFF(rsp),
+	[UNW_X86_64_R8]	= OFF(r8),
+	[UNW_X86_64_R9]	= OFF(r9),
+	[UNW_X86_64_R10]	= OFF(r10),
+	[UNW_X86_64_R11]	= OFF(r11),
+	[UNW_X86_64_R12]	= OFF(r12),
+	[UNW_X86_64_R13]	= OFF(r13),
+	[UNW_X86_64_R14]	= OFF(r14),
+	[UNW_X86_64_R15]	= OFF(r15),
+	[UNW_X86_64_RIP]	= OFF(rip),
+};
+#undef OFF
+/* clang-format on */
+
+static int
+access_reg(unw_addr_space_t as UNUSED, unw_regnum_t reg, unw_word_t *valp,
+	   int write, void *arg)
+{
+	const struct user_regs_struct *r = ((struct unwinder *)arg)->regs;
+
+	if (write)
+		return -UNW_EREADONLYREG;
+	if (!r)
+		return -UNW_EBADREG;
+	/* UNW_X86_64_RAX .. UNW_X86_64_RIP are 0 .. 16: no holes. */
+	if (reg < 0 || (size_t)reg >= ARRAY_SIZE(reg_offset))
+		return -UNW_EBADREG;
+	memcpy(valp, (const char *)r + reg_offset[reg], sizeof(*valp));
+	return 0;
+}
+
+static int
+access_fpreg(unw_addr_space_t as UNUSED, unw_regnum_t reg UNUSED,
+	     unw_fpreg_t *val UNUSED, int write UNUSED, void *arg UNUSED)
+{
+	return -UNW_EBADREG;
+}
+
+static int
+resume(unw_addr_space_t as UNUSED, unw_cursor_t *c UNUSED, void *arg UNUSED)
+{
+	return -UNW_EINVAL;
+}
+
+/* Frames are named by symtab, after the target runs again. */
+static int
+get_proc_name(unw_addr_space_t as UNUSED, unw_word_t addr UNUSED,
+	      char *buf UNUSED, size_t len UNUSED, unw_word_t *offp UNUSED,
+	      void *arg UNUSED)
+{
+	return -UNW_ENOINFO;
+}
+
+static const unw_accessors_t accessors = {
+    .find_proc_info = find_proc_info,
+    .put_unwind_info = put_unwind_info,
+    .get_dyn_info_list_addr = get_dyn_info_list_addr,
+    .access_mem = access_mem,
+    .access_reg = access_reg,
+    .access_fpreg = access_fpreg,
+    .resume = resume,
+    .get_proc_name = get_proc_name,
+};
+
+struct unwinder *
+unwind_create(pid_t pid, struct mem *mem, struct symtab *st)
+{
+	unw_accessors_t acc = accessors;
+	struct unwinder *u;
+
+	if (!mem || !st) {
+		errno = EINVAL;
+		return NULL;
+	}
+	u = xcalloc(1, sizeof(*u));
+	u->pid = pid;
+	u->mem = mem;
+	u->st = st;
+	u->generation = symtab_generation(st);
+	u->as = unw_create_addr_space(&acc, 0);
+	if (!u->as) {
+		free(u);
+		errno = ENOMEM;
+		return NULL;
+	}
+	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
+	/* Refused by builds with per-thread caches; the default is fine. */
+	unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
+	return u;
+}
+
+int
+unwind_stack(struct unwinder *u, pid_t tid UNUSED,
+	     const struct user_regs_struct *regs, uint64_t *ips, int max)
+{
+	unw_word_t ip, sp, prev_sp = 0;
+	unw_cursor_t c;
+	int n = 0;
+
+	if (!u || !regs || !ips || max <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (regs->rip == 0)
+		return 0;
+	if (symtab_generation(u->st) != u->generation) {
+		/* Maps changed: code at a cached ip may be another now. */
+		clear_modules(u);
+		unw_flush_cache(u->as, 0, 0);
+		u->generation = symtab_generation(u->st);
+	}
+	u->regs = regs;
+	if (unw_init_remote(&c, u->as, u) == 0) {
+		for (;;) {
+			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 ||
+			    unw_get_reg(&c, UNW_REG_SP, &sp) < 0 || ip == 0)
+				break;
+			/* Each caller's frame is above its callee's: anything
+			 * else is a loop or garbage (this also ends the walk
+			 * at a signal frame on an alternate stack below). */
+			if (n > 0 && sp <= prev_sp)
+				break;
+			ips[n++] = ip;
+			prev_sp = sp;
+			if (n >= max || unw_step(&c) <= 0)
+				break;
+		}
+	}
+	u->regs = NULL;
+	if (n == 0) {
+		ips[0] = regs->rip;
+		n = 1;
+	}
+	return n;
+}
+
+void
+unwind_destroy(struct unwinder *u)
+{
+	if (!u)
+		return;
+	clear_modules(u);
+	free(u->mods);
+	unw_destroy_addr_space(u->as);
+	free(u);
+}
