@@ -857,3 +857,71 @@ elf_file_close(struct elf_file *ef)
 	free(ef->names);
 	free(ef);
 }
+
+int
+elf_lookup_symbols(const char *root, const char *path,
+		   const char *const *names, uint64_t *vaddrs,
+		   uint64_t *sizes, size_t n)
+{
+	Elf_Scn *scn = NULL;
+	size_t found = 0;
+	Elf *elf;
+	int fd;
+
+	for (size_t i = 0; i < n; i++) {
+		vaddrs[i] = 0;
+		if (sizes)
+			sizes[i] = 0;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return -1;
+	}
+	fd = open_under(root, path, NULL);
+	if (fd < 0)
+		return -1;
+	elf = begin_elf(fd);
+	if (!elf) {
+		close(fd);
+		return -1;
+	}
+	/* Both tables: a hidden symbol is only in .symtab (when present). */
+	while ((scn = elf_nextscn(elf, scn)) != NULL && found < n) {
+		GElf_Shdr sh;
+		Elf_Data *data;
+		size_t count;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) ||
+		    sh.sh_entsize == 0)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (!data)
+			continue;
+		count = sh.sh_size / sh.sh_entsize;
+		if (count > 50000000)
+			count = 50000000;
+		for (size_t k = 0; k < count && found < n; k++) {
+			GElf_Sym sym;
+			const char *name;
+
+			if (!gelf_getsym(data, (int)k, &sym) ||
+			    sym.st_shndx == SHN_UNDEF || sym.st_value == 0)
+				continue;
+			name = elf_strptr(elf, sh.sh_link, sym.st_name);
+			if (!name)
+				continue;
+			for (size_t i = 0; i < n; i++) {
+				if (vaddrs[i] || strcmp(name, names[i]))
+					continue;
+				vaddrs[i] = sym.st_value;
+				if (sizes)
+					sizes[i] = sym.st_size;
+				found++;
+			}
+		}
+	}
+	elf_end(elf);
+	close(fd);
+	return (int)found;
+}

@@ -80,6 +80,17 @@ const uint8_t *elf_file_build_id(const struct elf_file *ef, size_t *len);
 /** e_type: ET_EXEC, ET_DYN, ... */
 int elf_file_type(const struct elf_file *ef);
 
+/**
+ * Looks up n symbols of any type by name in the file at root + path
+ * (.dynsym, then .symtab), without keeping the file open: vaddrs[i] gets
+ * the link-time address of names[i], or 0 if absent; sizes[i] (if sizes
+ * is not NULL) its st_size. Returns how many were found, -1 with errno if
+ * the file cannot be read as ELF.
+ */
+int elf_lookup_symbols(const char *root, const char *path,
+		       const char *const *names, uint64_t *vaddrs,
+		       uint64_t *sizes, size_t n);
+
 /** Frees ef (NULL is fine). */
 void elf_file_close(struct elf_file *ef);
 

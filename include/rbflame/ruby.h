@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * The Ruby reader: finds a CRuby VM inside a process and reads the Ruby
+ * stack of every thread of its main ractor straight from memory, through
+ * a struct mem (a live process or a captured snapshot) and a generated
+ * struct ruby_layout. It never calls ptrace: the caller decides what is
+ * stopped while it reads.
+ *
+ * Frame text follows one convention on every Ruby version (Ruby 3.4's
+ * backtrace labels: "A#m", "A.s", "block in A#m", "<main>", C functions
+ * as "Integer#times"), with the file and the line executing in that frame.
+ */
+#ifndef RBFLAME_RUBY_H
+#define RBFLAME_RUBY_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rbflame/ruby_layout.h"
+
+struct mem;
+struct symtab;
+
+#define RUBY_MAX_FRAMES 2048
+#define RUBY_MAX_THREADS 1024
+
+/** What discovery found in a process: enough to read it, even offline. */
+struct ruby_vm {
+	const struct ruby_layout *layout;
+	char version[32];	/* "3.1.2", from ruby_version */
+	char description[160];	/* ruby_description, when readable */
+	uint64_t vm;		/* rb_vm_t * */
+	uint64_t symbols;	/* rb_symbols_t (ruby_global_symbols), 0 unknown */
+	bool vm_from_export;	/* ruby_current_vm_ptr was exported */
+};
+
+/**
+ * Finds the Ruby VM of process pid. -1 with errno: ENOENT when the
+ * process is not Ruby (no libruby, no ruby_version), ENOTSUP when the
+ * version has no layout (vm->version says which), EIO when the VM could
+ * not be located. Setting RBFLAME_NO_VM_EXPORT=1 ignores
+ * ruby_current_vm_ptr and forces the structural search (for tests).
+ */
+int ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
+		 struct ruby_vm *vm);
+
+/** One frame, innermost first in a stack. Strings are owned by the reader. */
+struct ruby_frame {
+	const char *label;	/* "A#m", "block in A#m", "Integer#times" */
+	const char *path;	/* absolute path; the caller's for C frames */
+	int line;		/* line executing; the caller's for C frames */
+	int first_line;		/* the method's first line (0 for C frames) */
+	bool cfunc;
+};
+
+struct ruby_stack {
+	uint64_t thread;	/* rb_thread_t * */
+	pid_t tid;		/* kernel thread id, 0 if unknown */
+	char name[64];		/* Thread#name, "main" for the main thread */
+	bool gvl;		/* this thread holds the GVL */
+	int status;		/* the VM's thread status value */
+	int nframes;
+	struct ruby_frame frames[RUBY_MAX_FRAMES];
+};
+
+struct ruby_reader;
+
+struct ruby_reader *ruby_reader_create(const struct ruby_vm *vm,
+				       struct mem *mem);
+void ruby_reader_destroy(struct ruby_reader *r);
+
+/**
+ * The kernel tid of the thread holding the GVL, 0 when none holds it;
+ * -1 when the VM could not be read.
+ */
+int ruby_gvl_holder(struct ruby_reader *r, pid_t *tid);
+
+/**
+ * Reads every thread of the main ractor into out[0..max). Returns the
+ * number of threads, or -1 when the thread list itself is unreadable. A
+ * thread whose frames cannot be read gets nframes = -1 (a dropped sample).
+ */
+int ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max);
+
+/** Counters for the summary line. */
+struct ruby_reader_stats {
+	uint64_t bad_frames;	/* frames that failed validation */
+	uint64_t bad_stacks;	/* stacks dropped */
+};
+const struct ruby_reader_stats *ruby_reader_stats(const struct ruby_reader *r);
+
+#endif

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * Reading Ruby stacks out of a VM: threads of the main ractor, their
+ * control frames, and for each frame its label (with the class name, as
+ * Ruby 3.4 prints backtraces), its file and the line executing.
+ *
+ * Everything is read through struct mem and validated: a pointer that
+ * does not lead to an object of the expected type ends the frame or the
+ * stack, and is counted. Every loop is bounded.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbflame/intern.h"
+#include "rbflame/mem.h"
+#include "rbflame/ruby.h"
+#include "rbflame/ruby_lines.h"
+#include "rbflame/xmalloc.h"
+
+#define MAX_STRING 4096		/* longest label or path we read */
+#define MAX_EP_CHAIN 64		/* blocks nested in blocks */
+#define MAX_CLASS_DEPTH 16	/* singleton of singleton of ... */
+#define MAX_IVARS 256		/* entries scanned in a class ivar table */
+#define ID_CACHE 4096		/* ID -> name cache slots (power of two) */
+
+struct id_slot {
+	uint64_t id;
+	uint32_t name;		/* intern id + 1; 0 = empty */
+};
+
+struct ruby_reader {
+	struct ruby_vm vm;
+	const struct ruby_layout *L;
+	struct mem *mem;
+	struct intern *strings;
+	struct ruby_reader_stats stats;
+	bool bad;		/* a read failed in the current frame */
+	uint64_t id_classpath, id_tmp_classpath; /* <= 3.1, found lazily */
+	struct id_slot ids[ID_CACHE];
+	uint64_t *cfps;		/* scratch: the control frames of a stack */
+	size_t cfps_cap;
+};
+
+/* ---- memory helpers: a failed read sets r->bad and yields 0 ---------- */
+
+static uint64_t
+rd64(struct ruby_reader *r, uint64_t addr)
+{
+	uint64_t v = 0;
+
+	if (mem_read_u64(r->mem, addr, &v) < 0)
+		r->bad = true;
+	return v;
+}
+
+static uint32_t
+rd32(struct ruby_reader *r, uint64_t addr)
+{
+	uint32_t v = 0;
+
+	if (mem_read(r->mem, addr, &v, sizeof(v)) < 0)
+		r->bad = true;
+	return v;
+}
+
+static uint64_t
+bits(struct ruby_reader *r, uint64_t obj, unsigned bit, unsigned width)
+{
+	if (bit == RUBY_LAYOUT_NONE || width == 0 || width > 32)
+		return 0;
+	return (rd64(r, obj + bit / 8) >> (bit % 8)) & ((1ull << width) - 1);
+}
+
+static bool
+special(const struct ruby_layout *L, uint64_t v)
+{
+	return !v || (v & L->immediate_mask) || v == L->qnil ||
+	       v == L->qfalse || v == L->qtrue || v == L->qundef || (v & 7);
+}
+
+/* The T_xxx type of a heap object, -1 for special constants. */
+static int
+type_of(struct ruby_reader *r, uint64_t v)
+{
+	if (special(r->L, v))
+		return -1;
+	return (int)(rd64(r, v + r->L->rbasic_flags) & r->L->t_mask);
+}
+
+static int
+imemo_type(struct ruby_reader *r, uint64_t v)
+{
+	if (type_of(r, v) != (int)r->L->t_imemo)
+		return -1;
+	return (int)((rd64(r, v + r->L->rbasic_flags) >>
+		      r->L->imemo_type_shift) &
+		     r->L->imemo_type_mask);
+}
+
+/* Reads String v into buf (NUL-terminated); NULL if v is no String. */
+static const char *
+rstring(struct ruby_reader *r, uint64_t v, char *buf, size_t cap)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t flags, len, ptr;
+
+	if (type_of(r, v) != (int)L->t_string)
+		return NULL;
+	flags = rd64(r, v + L->rbasic_flags);
+	if (flags & L->rstring_noembed) {
+		len = rd64(r, v + L->rstring_len);
+		ptr = rd64(r, v + L->rstring_heap_ptr);
+	} else {
+		len = L->string == RUBY_LAYOUT_STRING_LEN_IN_FLAGS
+			      ? (flags & L->rstring_embed_len_mask) >>
+					L->rstring_embed_len_shift
+			      : rd64(r, v + L->rstring_len);
+		ptr = v + L->rstring_embed_ary;
+	}
+	if (r->bad)
+		return NULL;
+	if (len >= cap)
+		len = cap - 1;
+	if (mem_read(r->mem, ptr, buf, len) < 0) {
+		r->bad = true;
+		return NULL;
+	}
+	buf[len] = '\0';
+	/* A NUL inside would cut the text short: keep what comes before. */
+	return buf;
+}
+
+static uint64_t
+rarray_at(struct ruby_reader *r, uint64_t v, uint64_t i)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t flags, len, ptr;
+
+	if (type_of(r, v) != (int)L->t_array)
+		return 0;
+	flags = rd64(r, v + L->rbasic_flags);
+	if (flags & L->rarray_embed_flag) {
+		len = (flags & L->rarray_embed_len_mask) >>
+		      L->rarray_embed_len_shift;
+		ptr = v + L->rarray_embed_ary;
+	} else {
+		len = rd64(r, v + L->rarray_heap_len);
+		ptr = rd64(r, v + L->rarray_heap_ptr);
+	}
+	if (r->bad || i >= len)
+		return 0;
+	return rd64(r, ptr + 8 * i);
+}
+
+/* ---- IDs ------------------------------------------------------------- */
+
+/* The name of ID id, interned; NULL when unknown. IDs never change
+ * their name, so the cache needs no validation. */
+static const char *
+id_name(struct ruby_reader *r, uint64_t id)
+{
+	const struct ruby_layout *L = r->L;
+	size_t slot = (id * 0x9e3779b97f4a7c15ull >> 40) & (ID_CACHE - 1);
+	uint64_t serial, page, str;
+	char buf[256];
+	bool saved = r->bad;
+
+	if (r->ids[slot].name && r->ids[slot].id == id)
+		return intern_get(r->strings, r->ids[slot].name - 1);
+	if (!r->vm.symbols || !id)
+		return NULL;
+	serial = id > L->tlast_op_id ? id >> L->id_scope_shift : id;
+	page = rarray_at(r, rd64(r, r->vm.symbols + L->symbols_ids),
+			 serial / L->id_entry_unit);
+	str = rarray_at(r, page,
+			(serial % L->id_entry_unit) * L->id_entry_size +
+				L->id_entry_str);
+	if (!rstring(r, str, buf, sizeof(buf))) {
+		r->bad = saved;	/* an unknown name is not a broken stack */
+		return NULL;
+	}
+	r->ids[slot].id = id;
+	r->ids[slot].name = intern_str(r->strings, buf) + 1;
+	return intern_get(r->strings, r->ids[slot].name - 1);
+}
+
+/* ---- classes --------------------------------------------------------- */
+
+/* The classext of a class: a pointer (<= 3.1) or embedded after RClass. */
+static uint64_t
+classext(struct ruby_reader *r, uint64_t klass)
+{
+	if (r->L->rclass_ext != RUBY_LAYOUT_NONE)
+		return rd64(r, klass + r->L->rclass_ext);
+	return klass + r->L->sizeof_rclass;
+}
+
+/* <= 3.1: the value of ivar id (or of the ivars named name, found once)
+ * in the class's ivar st_table. */
+static uint64_t
+class_ivar(struct ruby_reader *r, uint64_t klass, uint64_t id,
+	   const char *name, uint64_t *found_id)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t tbl, entries, start, bound;
+
+	tbl = rd64(r, classext(r, klass) + L->classext_iv_tbl);
+	if (!tbl || r->bad)
+		return 0;
+	entries = rd64(r, tbl + L->st_entries);
+	start = rd32(r, tbl + L->st_entries_start);
+	bound = rd32(r, tbl + L->st_entries_bound);
+	if (r->bad || !entries || bound < start || bound - start > MAX_IVARS)
+		return 0;
+	for (uint64_t i = start; i < bound; i++) {
+		uint64_t e = entries + i * L->sizeof_st_entry;
+		uint64_t hash = rd64(r, e + L->st_entry_hash);
+		uint64_t key = rd64(r, e + L->st_entry_key);
+		const char *kn;
+
+		if (r->bad)
+			return 0;
+		if (hash == ~0ull)
+			continue;	/* deleted */
+		if (id ? key != id : false)
+			continue;
+		if (!id) {
+			kn = id_name(r, key);
+			if (!kn || strcmp(kn, name))
+				continue;
+			if (found_id)
+				*found_id = key;
+		}
+		return rd64(r, e + L->st_entry_record);
+	}
+	return 0;
+}
+
+/* The permanent (or temporary) name of a class or module into buf;
+ * false for an anonymous one. */
+static bool
+class_path(struct ruby_reader *r, uint64_t klass, char *buf, size_t cap)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t path = 0;
+
+	if (L->classpath == RUBY_LAYOUT_CLASSPATH_EXT) {
+		path = rd64(r, classext(r, klass) + L->classext_classpath);
+	} else {
+		if (r->id_classpath)
+			path = class_ivar(r, klass, r->id_classpath, NULL,
+					  NULL);
+		else
+			path = class_ivar(r, klass, 0, "__classpath__",
+					  &r->id_classpath);
+		if (!path && !r->bad) {
+			if (r->id_tmp_classpath)
+				path = class_ivar(r, klass, r->id_tmp_classpath,
+						  NULL, NULL);
+			else
+				path = class_ivar(r, klass, 0,
+						  "__tmp_classpath__",
+						  &r->id_tmp_classpath);
+		}
+	}
+	return path && rstring(r, path, buf, cap) && buf[0] &&
+	       strncmp(buf, "#<", 2) != 0;
+}
+
+/* The object a singleton class is attached to. */
+static uint64_t
+attached_object(struct ruby_reader *r, uint64_t klass)
+{
+	const struct ruby_layout *L = r->L;
+
+	if (L->attached == RUBY_LAYOUT_ATTACHED_EXT)
+		return rd64(r, classext(r, klass) + L->classext_attached);
+	return class_ivar(r, klass, L->id_attached, NULL, NULL);
+}
+
+/* "Owner#name" or "Owner.name" (singleton), or stackprof's
+ * "#<Class:0x...>#name" for anonymous owners. */
+static void
+qualified_name(struct ruby_reader *r, uint64_t owner, const char *name,
+	       char *out, size_t cap)
+{
+	const struct ruby_layout *L = r->L;
+	char path[512];
+	uint64_t flags;
+	int t = type_of(r, owner);
+
+	if (t != (int)L->t_class && t != (int)L->t_module) {
+		snprintf(out, cap, "%s", name);
+		return;
+	}
+	flags = rd64(r, owner + L->rbasic_flags);
+	if ((flags & L->fl_singleton) && t == (int)L->t_class) {
+		uint64_t obj = attached_object(r, owner);
+		int ot = type_of(r, obj);
+
+		if ((ot == (int)L->t_class || ot == (int)L->t_module) &&
+		    class_path(r, obj, path, sizeof(path))) {
+			snprintf(out, cap, "%s.%s", path, name);
+			return;
+		}
+		snprintf(out, cap, "#<Class:0x%016" PRIx64 ">.%s", owner,
+			 name);
+		return;
+	}
+	if (class_path(r, owner, path, sizeof(path)))
+		snprintf(out, cap, "%s#%s", path, name);
+	else
+		snprintf(out, cap, "#<%s:0x%016" PRIx64 ">#%s",
+			 t == (int)L->t_module ? "Module" : "Class", owner,
+			 name);
+}
+
+/* ---- frames ---------------------------------------------------------- */
+
+/* A method entry from an ep slot: directly, or through an svar. */
+static uint64_t
+check_method_entry(struct ruby_reader *r, uint64_t v)
+{
+	for (int i = 0; i < 2; i++) {
+		int t = imemo_type(r, v);
+
+		if (t == (int)r->L->imemo_ment)
+			return v;
+		if (t != (int)r->L->imemo_svar)
+			return 0;
+		v = rd64(r, v + r->L->svar_cref_or_me);
+	}
+	return 0;
+}
+
+/* rb_vm_frame_method_entry(): the first method entry up the ep chain. */
+static uint64_t
+frame_method_entry(struct ruby_reader *r, uint64_t ep)
+{
+	const struct ruby_layout *L = r->L;
+
+	for (int i = 0; i < MAX_EP_CHAIN && ep && !r->bad; i++) {
+		uint64_t flags = rd64(r, ep + 8 * L->env_index_flags);
+		uint64_t me = check_method_entry(
+			r, rd64(r, ep + 8 * (int64_t)L->env_index_me_cref));
+
+		if (me || (flags & L->env_flag_local))
+			return me;
+		ep = rd64(r, ep + 8 * (int64_t)L->env_index_specval) & ~3ull;
+	}
+	return 0;
+}
+
+static const char *
+keep(struct ruby_reader *r, const char *s)
+{
+	return intern_get(r->strings, intern_str(r->strings, s));
+}
+
+/* Fills f for an iseq frame. 0, or -1 when the frame is unreadable. */
+static int
+iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
+	   struct ruby_frame *f)
+{
+	const struct ruby_layout *L = r->L;
+	char label[MAX_STRING], path[MAX_STRING], name[MAX_STRING];
+	uint64_t body, pathobj, lineno, local, real;
+	uint32_t type;
+
+	if (imemo_type(r, iseq) != (int)L->imemo_iseq)
+		return -1;
+	body = rd64(r, iseq + L->iseq_body);
+	if (r->bad || !body)
+		return -1;
+	if (!rstring(r, rd64(r, body + L->body_label), label, sizeof(label)))
+		return -1;
+	pathobj = rd64(r, body + L->body_pathobj);
+	/* [path, realpath] when they differ: the realpath is absolute. */
+	real = type_of(r, pathobj) == (int)L->t_array
+		       ? rarray_at(r, pathobj, 1)
+		       : pathobj;
+	if (!rstring(r, real, path, sizeof(path)) &&
+	    !rstring(r, rarray_at(r, pathobj, 0), path, sizeof(path)))
+		return -1;
+	r->bad = false;
+	type = rd32(r, body + L->body_type);
+	lineno = rd64(r, body + L->body_first_lineno);
+	f->first_line = (int)(L->first_lineno_fixnum ? lineno >> 1 : lineno);
+	f->line = ruby_line_of(r->mem, L, body, pc);
+	if (f->line < 0)
+		f->line = f->first_line;
+	f->cfunc = false;
+
+	/* Qualify the method part of the label with its owner: "m" of a
+	 * method iseq, the "m" of "block (2 levels) in m" when the block's
+	 * local iseq is a method. */
+	local = rd64(r, body + L->body_local_iseq);
+	if (type == L->iseq_type_method ||
+	    (local && local != iseq &&
+	     rd32(r, rd64(r, local + L->iseq_body) + L->body_type) ==
+		     L->iseq_type_method)) {
+		uint64_t me = frame_method_entry(r, ep);
+		uint64_t owner = me ? rd64(r, me + L->me_owner) : 0;
+		char *in = type == L->iseq_type_method ? NULL
+						       : strstr(label, " in ");
+		const char *method = in ? in + 4 : label;
+
+		if (owner && !r->bad) {
+			qualified_name(r, owner, method, name, sizeof(name));
+			if (in)
+				snprintf(in + 4, sizeof(label) - (in + 4 - label),
+					 "%s", name);
+			else
+				snprintf(label, sizeof(label), "%s", name);
+		}
+	}
+	r->bad = false;
+	f->label = keep(r, label);
+	f->path = keep(r, path);
+	return 0;
+}
+
+/* Fills f for a C function frame (path and line come from the caller). */
+static int
+cfunc_frame(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
+{
+	const struct ruby_layout *L = r->L;
+	char label[MAX_STRING];
+	uint64_t me = check_method_entry(
+		r, rd64(r, ep + 8 * (int64_t)L->env_index_me_cref));
+	uint64_t def, id, owner;
+	const char *name;
+
+	if (!me || r->bad)
+		return -1;
+	def = rd64(r, me + L->me_def);
+	owner = rd64(r, me + L->me_owner);
+	id = def ? rd64(r, def + L->def_original_id) : 0;
+	if (!id)
+		id = rd64(r, me + L->me_called_id);
+	if (r->bad)
+		return -1;
+	name = id_name(r, id);
+	if (!name)
+		name = "(unknown C function)";
+	qualified_name(r, owner, name, label, sizeof(label));
+	r->bad = false;
+	f->label = keep(r, label);
+	f->path = NULL;
+	f->line = 0;
+	f->first_line = 0;
+	f->cfunc = true;
+	return 0;
+}
+
+/* Reads the frames of execution context ec into st. */
+static int
+read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t stack, size, cfp, end, n, sz = L->sizeof_control_frame;
+	uint64_t words;
+	const char *path = NULL;
+	int line = 0;
+
+	r->bad = false;
+	stack = rd64(r, ec + L->ec_vm_stack);
+	size = rd64(r, ec + L->ec_vm_stack_size);
+	cfp = rd64(r, ec + L->ec_cfp);
+	if (r->bad || !stack || size == 0 || size > (64u << 20) || !sz ||
+	    sz % 8)
+		return -1;
+	end = stack + size * 8;
+	if (cfp < stack || cfp >= end || (end - cfp) % 8)
+		return -1;
+	n = (end - cfp) / sz;
+	/* The bottom frame is the VM's dummy: skip exactly one. */
+	if (n == 0)
+		return -1;
+	n--;
+	if (n > RUBY_MAX_FRAMES)
+		n = RUBY_MAX_FRAMES;
+	words = n * sz / 8;
+	r->cfps = xgrowarray(r->cfps, &r->cfps_cap, words ? words : 1,
+			     sizeof(*r->cfps));
+	/* The whole control-frame array in one read. */
+	if (n && mem_read(r->mem, cfp, r->cfps, n * sz) < 0)
+		return -1;
+
+	st->nframes = 0;
+	for (uint64_t i = 0; i < n; i++) {
+		const uint64_t *f = r->cfps + i * sz / 8;
+		uint64_t pc = f[L->cfp_pc / 8], iseq = f[L->cfp_iseq / 8];
+		uint64_t ep = f[L->cfp_ep / 8];
+		struct ruby_frame *out = &st->frames[st->nframes];
+		uint64_t magic;
+
+		r->bad = false;
+		magic = rd64(r, ep + 8 * L->env_index_flags) &
+			L->frame_magic_mask;
+		if (r->bad) {
+			r->stats.bad_frames++;
+			continue;
+		}
+		if (magic == L->frame_magic_cfunc) {
+			if (cfunc_frame(r, ep, out) == 0)
+				st->nframes++;
+			else
+				r->stats.bad_frames++;
+		} else if (iseq && pc) {
+			if (iseq_frame(r, iseq, pc, ep, out) == 0)
+				st->nframes++;
+			else
+				r->stats.bad_frames++;
+		}
+	}
+	/* C frames carry the path and line of their caller: walk from the
+	 * root (the end) towards the leaf. */
+	for (int i = st->nframes - 1; i >= 0; i--) {
+		struct ruby_frame *f = &st->frames[i];
+
+		if (f->cfunc) {
+			f->path = path ? path : keep(r, "(unknown)");
+			f->line = line;
+			f->first_line = line;
+		} else {
+			path = f->path;
+			line = f->line;
+		}
+	}
+	return 0;
+}
+
+/* ---- threads --------------------------------------------------------- */
+
+static pid_t
+thread_tid(struct ruby_reader *r, uint64_t th)
+{
+	const struct ruby_layout *L = r->L;
+
+	switch (L->tid) {
+	case RUBY_LAYOUT_TID_THREAD:
+		return (pid_t)rd32(r, th + L->thread_tid);
+	case RUBY_LAYOUT_TID_NATIVE_THREAD: {
+		uint64_t nt = rd64(r, th + L->thread_nt);
+
+		return nt ? (pid_t)rd32(r, nt + L->nt_tid) : 0;
+	}
+	default:
+		return 0;	/* 2.7: only a pthread_t is kept */
+	}
+}
+
+struct thread_list {
+	uint64_t head;		/* list head address */
+	uint64_t running_ec;	/* the GVL holder's ec */
+	uint64_t main_thread;
+};
+
+static int
+thread_list(struct ruby_reader *r, struct thread_list *tl)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t vm = r->vm.vm;
+
+	r->bad = false;
+	if (L->threads == RUBY_LAYOUT_THREADS_RACTOR) {
+		uint64_t ractor = rd64(r, vm + L->vm_main_ractor);
+
+		if (r->bad || !ractor)
+			return -1;
+		tl->head = ractor + L->ractor_threads_set;
+		tl->running_ec = rd64(r, ractor + L->ractor_running_ec);
+		tl->main_thread = rd64(r, ractor + L->ractor_main_thread);
+	} else {
+		uint64_t running = rd64(r, vm + L->vm_running_thread);
+
+		tl->head = vm + L->vm_living_threads;
+		tl->running_ec = running ? rd64(r, running + L->thread_ec) : 0;
+		tl->main_thread = rd64(r, vm + L->vm_main_thread);
+	}
+	return r->bad ? -1 : 0;
+}
+
+struct ruby_reader *
+ruby_reader_create(const struct ruby_vm *vm, struct mem *mem)
+{
+	struct ruby_reader *r = xcalloc(1, sizeof(*r));
+
+	r->vm = *vm;
+	r->L = vm->layout;
+	r->mem = mem;
+	r->strings = intern_create();
+	return r;
+}
+
+void
+ruby_reader_destroy(struct ruby_reader *r)
+{
+	if (!r)
+		return;
+	intern_destroy(r->strings);
+	free(r->cfps);
+	free(r);
+}
+
+const struct ruby_reader_stats *
+ruby_reader_stats(const struct ruby_reader *r)
+{
+	return &r->stats;
+}
+
+int
+ruby_gvl_holder(struct ruby_reader *r, pid_t *tid)
+{
+	struct thread_list tl;
+	uint64_t th;
+
+	*tid = 0;
+	if (thread_list(r, &tl) < 0)
+		return -1;
+	if (!tl.running_ec)
+		return 0;
+	th = rd64(r, tl.running_ec + r->L->ec_thread_ptr);
+	if (r->bad)
+		return -1;
+	*tid = th ? thread_tid(r, th) : 0;
+	return r->bad ? -1 : 0;
+}
+
+int
+ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
+{
+	const struct ruby_layout *L = r->L;
+	struct thread_list tl;
+	uint64_t node;
+	int n = 0;
+
+	if (thread_list(r, &tl) < 0)
+		return -1;
+	node = rd64(r, tl.head + L->list_node_next);
+	for (int guard = 0; node && node != tl.head && n < max &&
+			    guard < RUBY_MAX_THREADS;
+	     guard++) {
+		uint64_t th = node - L->thread_lt_node;
+		struct ruby_stack *st = &out[n];
+		uint64_t ec, name;
+
+		r->bad = false;
+		memset(st, 0, offsetof(struct ruby_stack, frames));
+		st->thread = th;
+		ec = rd64(r, th + L->thread_ec);
+		st->tid = thread_tid(r, th);
+		st->status = (int)bits(r, th, L->thread_status_bit,
+				       L->thread_status_width);
+		name = rd64(r, th + L->thread_name);
+		if (!rstring(r, name, st->name, sizeof(st->name)))
+			snprintf(st->name, sizeof(st->name), "%s",
+				 th == tl.main_thread ? "main" : "");
+		st->gvl = ec && ec == tl.running_ec;
+		if (r->bad || !ec || read_frames(r, ec, st) < 0) {
+			st->nframes = -1;
+			r->stats.bad_stacks++;
+		}
+		n++;
+		r->bad = false;
+		node = rd64(r, node + L->list_node_next);
+		if (r->bad)
+			return n ? n : -1;
+	}
+	return n;
+}

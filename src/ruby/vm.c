@@ -1,0 +1,362 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * Finding the Ruby VM in a process: which file is Ruby (libruby, or a
+ * static ruby executable), its version (ruby_version), the layout for
+ * that version, the VM (ruby_current_vm_ptr when exported, otherwise a
+ * structural search of the file's data), and the global symbol table
+ * (ruby_global_symbols, hidden in Debian's builds: found by its shape).
+ * Every candidate is validated by walking what it points to: the target's
+ * memory is untrusted.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "rbflame/elf_sym.h"
+#include "rbflame/error.h"
+#include "rbflame/mem.h"
+#include "rbflame/proc.h"
+#include "rbflame/ruby.h"
+#include "rbflame/symtab.h"
+#include "rbflame/xmalloc.h"
+
+#define SCAN_MAX_BYTES (16u << 20)	/* bound on one data region */
+
+enum { SYM_VERSION, SYM_DESCRIPTION, SYM_VM_PTR, SYM_GLOBAL_SYMBOLS, NSYMS };
+static const char *const sym_names[NSYMS] = {
+	"ruby_version", "ruby_description", "ruby_current_vm_ptr",
+	"ruby_global_symbols",
+};
+
+static uint64_t
+u64(struct mem *m, uint64_t addr, bool *ok)
+{
+	uint64_t v = 0;
+
+	if (mem_read_u64(m, addr, &v) < 0)
+		*ok = false;
+	return v;
+}
+
+/* A VM candidate is right if its main thread's execution context points
+ * back at the thread and its VM stack is sane. */
+static bool
+vm_valid(struct mem *m, const struct ruby_layout *L, uint64_t vm)
+{
+	uint64_t th, ec, stack, size, cfp;
+	bool ok = true;
+
+	if (!vm || vm & 7)
+		return false;
+	if (L->threads == RUBY_LAYOUT_THREADS_RACTOR) {
+		uint64_t ractor = u64(m, vm + L->vm_main_ractor, &ok);
+
+		if (!ok || !ractor || ractor & 7)
+			return false;
+		th = u64(m, ractor + L->ractor_main_thread, &ok);
+		if (!ok || th != u64(m, vm + L->vm_main_thread, &ok))
+			return false;
+	} else {
+		th = u64(m, vm + L->vm_main_thread, &ok);
+	}
+	if (!ok || !th || th & 7)
+		return false;
+	if (L->thread_vm != RUBY_LAYOUT_NONE &&
+	    u64(m, th + L->thread_vm, &ok) != vm)
+		return false;
+	ec = u64(m, th + L->thread_ec, &ok);
+	if (!ok || !ec || ec & 7 || u64(m, ec + L->ec_thread_ptr, &ok) != th)
+		return false;
+	stack = u64(m, ec + L->ec_vm_stack, &ok);
+	size = u64(m, ec + L->ec_vm_stack_size, &ok);
+	cfp = u64(m, ec + L->ec_cfp, &ok);
+	return ok && stack && size > 0 && size < (64u << 20) && cfp >= stack &&
+	       cfp < stack + size * 8;
+}
+
+/* Reads the String VALUE at v (layout-aware) for the symbol probe. */
+static int
+small_string(struct mem *m, const struct ruby_layout *L, uint64_t v,
+	     char *buf, size_t cap)
+{
+	uint64_t flags, len, ptr;
+	bool ok = true;
+
+	if (!v || (v & L->immediate_mask) || v == L->qnil || v == L->qfalse)
+		return -1;
+	flags = u64(m, v + L->rbasic_flags, &ok);
+	if (!ok || (flags & L->t_mask) != L->t_string)
+		return -1;
+	if (flags & L->rstring_noembed) {
+		len = u64(m, v + L->rstring_len, &ok);
+		ptr = u64(m, v + L->rstring_heap_ptr, &ok);
+	} else {
+		len = L->string == RUBY_LAYOUT_STRING_LEN_IN_FLAGS
+			      ? (flags & L->rstring_embed_len_mask) >>
+					L->rstring_embed_len_shift
+			      : u64(m, v + L->rstring_len, &ok);
+		ptr = v + L->rstring_embed_ary;
+	}
+	if (!ok || len >= cap)
+		return -1;
+	if (mem_read(m, ptr, buf, len) < 0)
+		return -1;
+	buf[len] = '\0';
+	return 0;
+}
+
+static uint64_t
+array_at(struct mem *m, const struct ruby_layout *L, uint64_t v, uint64_t i)
+{
+	uint64_t flags, len, ptr;
+	bool ok = true;
+
+	if (!v || (v & L->immediate_mask))
+		return 0;
+	flags = u64(m, v + L->rbasic_flags, &ok);
+	if (!ok || (flags & L->t_mask) != L->t_array)
+		return 0;
+	if (flags & L->rarray_embed_flag) {
+		len = (flags & L->rarray_embed_len_mask) >>
+		      L->rarray_embed_len_shift;
+		ptr = v + L->rarray_embed_ary;
+	} else {
+		len = u64(m, v + L->rarray_heap_len, &ok);
+		ptr = u64(m, v + L->rarray_heap_ptr, &ok);
+	}
+	if (!ok || i >= len)
+		return 0;
+	return u64(m, ptr + 8 * i, &ok);
+}
+
+/* rb_symbols_t candidate: ids is an Array of pages and operator IDs are
+ * their own names ('+' is ID 43). */
+static bool
+symbols_valid(struct mem *m, const struct ruby_layout *L, uint64_t a)
+{
+	uint64_t ids, last, page;
+	char name[8];
+	bool ok = true;
+
+	last = u64(m, a + L->symbols_last_id, &ok);
+	ids = u64(m, a + L->symbols_ids, &ok);
+	if (!ok || last < 100 || last > 100000000 || !ids ||
+	    (ids & L->immediate_mask))
+		return false;
+	page = array_at(m, L, ids, '+' / L->id_entry_unit);
+	if (!page)
+		return false;
+	if (small_string(m, L,
+			 array_at(m, L, page,
+				  ('+' % L->id_entry_unit) * L->id_entry_size +
+					  L->id_entry_str),
+			 name, sizeof(name)) < 0)
+		return false;
+	return !strcmp(name, "+");
+}
+
+struct region {
+	uint64_t start, end;
+};
+
+/* The writable data of the Ruby file: its rw mappings and the anonymous
+ * mapping right after them (.bss beyond the file's end). */
+static size_t
+data_regions(const struct maps *mp, const char *path, struct region *out,
+	     size_t max)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < mp->n && n < max; i++) {
+		const struct map *m = &mp->v[i];
+
+		if (!m->path || strcmp(m->path, path) ||
+		    !(m->prot & PROT_WRITE))
+			continue;
+		out[n].start = m->start;
+		out[n].end = m->end;
+		if (i + 1 < mp->n && !mp->v[i + 1].path &&
+		    mp->v[i + 1].start == m->end &&
+		    (mp->v[i + 1].prot & PROT_WRITE))
+			out[n].end = mp->v[i + 1].end;
+		n++;
+	}
+	return n;
+}
+
+typedef bool (*candidate_fn)(struct mem *m, const struct ruby_layout *L,
+			     uint64_t v);
+
+/* Scans regions for a word (pointer mode) or an address (struct mode)
+ * that passes check. */
+static uint64_t
+scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
+     size_t nrg, bool pointers, candidate_fn check)
+{
+	for (size_t r = 0; r < nrg; r++) {
+		uint64_t len = rg[r].end - rg[r].start;
+		uint64_t *words;
+
+		if (len > SCAN_MAX_BYTES)
+			len = SCAN_MAX_BYTES;
+		words = xmalloc(len);
+		if (mem_read(m, rg[r].start, words, len) < 0) {
+			free(words);
+			continue;
+		}
+		for (uint64_t i = 0; i < len / 8; i++) {
+			uint64_t cand = pointers ? words[i]
+						 : rg[r].start + 8 * i;
+
+			if (pointers && (cand < 0x10000 || cand & 7))
+				continue;
+			if (!pointers && (words[i] == 0 ||
+					  i + 8 >= len / 8))
+				continue;
+			mem_flush(m);
+			if (check(m, L, cand)) {
+				free(words);
+				return cand;
+			}
+		}
+		free(words);
+	}
+	return 0;
+}
+
+static const struct ruby_layout *
+layout_for(const char *version)
+{
+	int maj, min;
+
+	if (sscanf(version, "%d.%d", &maj, &min) != 2)
+		return NULL;
+	for (int i = 0; ruby_layouts[i]; i++)
+		if (ruby_layouts[i]->api_major == maj &&
+		    ruby_layouts[i]->api_minor == min)
+			return ruby_layouts[i];
+	return NULL;
+}
+
+/* Which mapped file is Ruby: libruby first, then the executable (a static
+ * ruby). Fills the symbol addresses (link-time) and returns the path. */
+static const char *
+find_ruby_file(pid_t pid, const struct maps *mp, uint64_t *syms)
+{
+	char root[4096];
+	const char *tried = NULL;
+
+	if (proc_root_prefix(pid, root, sizeof(root)) < 0)
+		strcpy(root, "/");
+	for (int pass = 0; pass < 2; pass++) {
+		for (size_t i = 0; i < mp->n; i++) {
+			const char *p = mp->v[i].path;
+			const char *base;
+			char *full;
+			int found;
+
+			if (!p || p[0] != '/' || (tried && !strcmp(p, tried)))
+				continue;
+			base = strrchr(p, '/') + 1;
+			/* Pass 0: libruby; pass 1: the first file (the
+			 * executable, mapped first). */
+			if (pass == 0 && strncmp(base, "libruby", 7))
+				continue;
+			if (pass == 1 && i > 0 && mp->v[0].path &&
+			    strcmp(p, mp->v[0].path))
+				continue;
+			tried = p;
+			full = proc_target_path(pid, root, p);
+			found = elf_lookup_symbols(NULL, full, sym_names, syms,
+						   NULL, NSYMS);
+			free(full);
+			if (found > 0 && syms[SYM_VERSION])
+				return p;
+		}
+	}
+	return NULL;
+}
+
+int
+ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
+	     struct ruby_vm *vm)
+{
+	uint64_t syms[NSYMS] = { 0 };
+	struct symtab_module mod;
+	struct region rg[8];
+	struct maps mp;
+	const char *path;
+	size_t nrg;
+	int err = 0;
+
+	memset(vm, 0, sizeof(*vm));
+	if (proc_maps_read(pid, &mp) < 0)
+		return -1;
+	path = find_ruby_file(pid, &mp, syms);
+	if (!path) {
+		err = ENOENT;
+		goto out;
+	}
+	/* The bias of the file: any of its mappings tells it. */
+	for (size_t i = 0; i < mp.n; i++) {
+		if (mp.v[i].path && !strcmp(mp.v[i].path, path) &&
+		    symtab_module(st, mp.v[i].start, &mod) == 0 && mod.elf)
+			goto have_bias;
+	}
+	err = EIO;
+	goto out;
+have_bias:
+	if (mem_read_str(mem, syms[SYM_VERSION] + mod.bias, vm->version,
+			 sizeof(vm->version)) <= 0) {
+		err = EIO;
+		goto out;
+	}
+	if (syms[SYM_DESCRIPTION])
+		mem_read_str(mem, syms[SYM_DESCRIPTION] + mod.bias,
+			     vm->description, sizeof(vm->description));
+	vm->layout = layout_for(vm->version);
+	if (!vm->layout) {
+		err = ENOTSUP;
+		goto out;
+	}
+	nrg = data_regions(&mp, path, rg, 8);
+
+	if (syms[SYM_VM_PTR] && !getenv("RBFLAME_NO_VM_EXPORT")) {
+		mem_read_u64(mem, syms[SYM_VM_PTR] + mod.bias, &vm->vm);
+		vm->vm_from_export = true;
+		if (!vm_valid(mem, vm->layout, vm->vm))
+			vm->vm = 0;
+	}
+	if (!vm->vm) {
+		vm->vm_from_export = false;
+		vm->vm = scan(mem, vm->layout, rg, nrg, true, vm_valid);
+	}
+	if (!vm->vm) {
+		/* Not started yet (launch mode) or not findable. */
+		err = EAGAIN;
+		goto out;
+	}
+	if (syms[SYM_GLOBAL_SYMBOLS] &&
+	    symbols_valid(mem, vm->layout, syms[SYM_GLOBAL_SYMBOLS] + mod.bias))
+		vm->symbols = syms[SYM_GLOBAL_SYMBOLS] + mod.bias;
+	else
+		vm->symbols = scan(mem, vm->layout, rg, nrg, false,
+				   symbols_valid);
+	debug_msg("ruby %s in %s: vm %#llx (%s), global symbols %#llx",
+		  vm->version, path, (unsigned long long)vm->vm,
+		  vm->vm_from_export ? "exported" : "found by search",
+		  (unsigned long long)vm->symbols);
+out:
+	maps_free(&mp);
+	if (err) {
+		errno = err;
+		return -1;
+	}
+	return 0;
+}
