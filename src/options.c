@@ -20,8 +20,11 @@
 const char options_help[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
+"       rbflame dump -p PID [--snapshot FILE]\n"
 "Sample the stacks of a running process, or of a command it launches, and\n"
-"write a profile (collapsed stacks for flamegraph.pl by default).\n"
+"write a profile (collapsed stacks for flamegraph.pl by default). A Ruby\n"
+"process gives Ruby stacks read from its VM; any other process its native\n"
+"stacks. 'rbflame dump' prints every Ruby thread's stack once.\n"
 "\n"
 "Target:\n"
 "  -p, --pid PID          attach to the running process PID\n"
@@ -39,6 +42,8 @@ const char options_help[] =
 "  -o, --output FILE      write the profile to FILE (default: stdout)\n"
 "  -f, --format FMT       profile format: collapsed (default)\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
+"      --function         Ruby frames by method: the line is the method's\n"
+"                         first line, not the line executing\n"
 "\n"
 "Other:\n"
 "  -q, --quiet            no progress line, notices or summary\n"
@@ -56,6 +61,7 @@ const char options_help[] =
 
 enum {
 	OPT_THREADS = 0x100,
+	OPT_FUNCTION,
 	OPT_DEBUG,
 };
 
@@ -66,6 +72,7 @@ static const struct option long_options[] = {
 	{ "output", required_argument, NULL, 'o' },
 	{ "format", required_argument, NULL, 'f' },
 	{ "threads", no_argument, NULL, OPT_THREADS },
+	{ "function", no_argument, NULL, OPT_FUNCTION },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -156,6 +163,9 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 			break;
 		case OPT_THREADS:
 			o->threads = true;
+			break;
+		case OPT_FUNCTION:
+			o->function = true;
 			break;
 		case 'q':
 			o->quiet = true;

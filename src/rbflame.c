@@ -5,7 +5,9 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
+#include "rbflame/dump.h"
 #include "rbflame/error.h"
 #include "rbflame/options.h"
 #include "rbflame/run.h"
@@ -18,6 +20,8 @@ main(int argc, char **argv)
 
 	if (getenv("RBFLAME_DEBUG"))
 		debug_enabled = true;
+	if (argc > 1 && !strcmp(argv[1], "dump"))
+		return dump_main(argc - 1, argv + 1);
 	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
 	case OPTIONS_HELP:
 		fputs(options_help, stdout);

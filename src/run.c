@@ -53,6 +53,7 @@ struct run_ctx {
 	bool exited;
 	int exit_status;
 	bool progress;
+	char fatal_msg[256];	/* an error that ended sampling */
 };
 
 static void
@@ -83,7 +84,7 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
 	struct schedule sched;
 
 	schedule_init(&sched, start, o->rate, start ^ (uint64_t)getpid());
-	while (!stop_flag && !t->exited && t->nthreads > 0) {
+	while (!stop_flag && !t->exited && t->nthreads > 0 && !s->fatal) {
 		uint64_t now = now_ns();
 
 		if (now >= end)
@@ -134,7 +135,8 @@ tracer_main(void *arg)
 		return NULL;
 	}
 	c->pid = t.pid;
-	if (sampler_init(&s, &t, c->prof, o->threads, now_ns()) == 0) {
+	if (sampler_init(&s, &t, c->prof, o->threads, o->function,
+			 now_ns()) == 0) {
 		sampler_ok = true;
 		sample_loop(c, &t, &s);
 	} else {
@@ -145,6 +147,8 @@ tracer_main(void *arg)
 	target_release(&t);
 	c->exited = t.exited;
 	c->exit_status = t.exit_status;
+	if (sampler_ok && s.fatal)
+		snprintf(c->fatal_msg, sizeof(c->fatal_msg), "%s", s.fatal_msg);
 	if (sampler_ok)
 		sampler_fini(&s);
 	target_fini(&t);
@@ -271,6 +275,10 @@ run_profile(const struct options *o)
 		return code;
 	}
 
+	if (c.fatal_msg[0]) {
+		error_msg("%s", c.fatal_msg);
+		code = fail;
+	}
 	if (write_profile(o, c.prof, out) < 0)
 		code = fail;
 	if (out != stdout && fclose(out) != 0 && code == 0) {
@@ -281,19 +289,34 @@ run_profile(const struct options *o)
 		notice_msg("no samples were collected (the target exited or was idle before the first tick)");
 	summary(&c);
 
-	if (o->command && code == 0) {
+	if (o->command) {
+		/* The command runs on in the foreground: wait for it, so
+		 * the shell's prompt does not come back under it. */
 		int status = c.exit_status;
 
 		if (!c.exited) {
-			/* A stop signal sent with kill() was meant for the
-			 * whole job: pass it on. One from the terminal has
-			 * reached the command already. */
-			if (stop_flag && (stop_signal != SIGINT || stop_from_user))
-				kill(c.pid, stop_signal);
-			while (waitpid(c.pid, &status, 0) < 0 && errno == EINTR)
-				;
+			sigset_t stops;
+
+			/* Termination signals now reach this thread: each one
+			 * sent with kill() is passed on to the command (one
+			 * from the terminal has reached it already). */
+			sigemptyset(&stops);
+			sigaddset(&stops, SIGINT);
+			sigaddset(&stops, SIGTERM);
+			sigaddset(&stops, SIGHUP);
+			pthread_sigmask(SIG_UNBLOCK, &stops, NULL);
+			for (;;) {
+				if (stop_flag && (stop_signal != SIGINT ||
+						  stop_from_user))
+					kill(c.pid, stop_signal);
+				stop_flag = 0;
+				if (waitpid(c.pid, &status, 0) == c.pid ||
+				    errno != EINTR)
+					break;
+			}
 		}
-		code = status_to_exit(status);
+		if (code == 0)
+			code = status_to_exit(status);
 	}
 	profile_destroy(c.prof);
 	return code;

@@ -27,6 +27,7 @@
 #include "rbflame/intern.h"
 #include "rbflame/mem.h"
 #include "rbflame/proc.h"
+#include "rbflame/ruby.h"
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
 #include "rbflame/symtab.h"
@@ -34,6 +35,9 @@
 #include "rbflame/xmalloc.h"
 
 #define STOP_TIMEOUT_NS (200ull * 1000000ull)
+#define PROBE_EVERY_NS (50ull * 1000000ull)	/* look for the VM again */
+#define PROBE_FOR_NS (3000ull * 1000000ull)	/* then decide */
+#define GVL_RETRIES 3
 #define NAME_REFRESH_TICKS 64
 #define BLOCK_PROBE_BYTES 256
 
@@ -129,6 +133,10 @@ setup_process(struct sampler *s)
 {
 	pid_t pid = s->t->pid;
 
+	s->mode = SAMPLER_PENDING;
+	s->pending_since = now_ns();
+	s->next_probe = 0;
+
 	s->mem = mem_create_live(pid);
 	s->symtab = symtab_create(pid);
 	if (!s->symtab)
@@ -142,6 +150,8 @@ setup_process(struct sampler *s)
 static void
 teardown_process(struct sampler *s)
 {
+	ruby_reader_destroy(s->ruby);
+	s->ruby = NULL;
 	if (s->unwinder)
 		unwind_destroy(s->unwinder);
 	if (s->symtab)
@@ -154,12 +164,13 @@ teardown_process(struct sampler *s)
 
 int
 sampler_init(struct sampler *s, struct target *t, struct profile *prof,
-	     bool threads, uint64_t start_ns)
+	     bool threads, bool function, uint64_t start_ns)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	s->prof = prof;
 	s->threads = threads;
+	s->function = function;
 	s->start_ns = start_ns;
 	s->names = ip_cache_create();
 	t->thread_gone = thread_gone;
@@ -174,6 +185,8 @@ sampler_fini(struct sampler *s)
 	teardown_process(s);
 	ip_cache_destroy(s->names);
 	s->names = NULL;
+	free(s->stacks);
+	s->stacks = NULL;
 }
 
 static struct thread_priv *
@@ -184,32 +197,39 @@ priv_of(struct target_thread *th)
 	return th->priv;
 }
 
-/* 'thread TID "NAME"' with '"', '\' and ';' escaped. */
+/* 'thread TID "NAME"' with '"' and '\' escaped by a backslash and ';'
+ * as \x3b. */
+static void
+thread_root_text(char *out, size_t cap, pid_t tid, const char *name)
+{
+	size_t o = snprintf(out, cap, "thread %d \"", (int)tid);
+
+	for (const char *c = name; *c && o + 6 < cap; c++) {
+		if (*c == '"' || *c == '\\') {
+			out[o++] = '\\';
+			out[o++] = *c;
+		} else if (*c == ';') {
+			o += snprintf(out + o, 5, "\\x3b");
+		} else {
+			out[o++] = *c;
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}
+
+/* The root frame of a native thread, its comm re-read now and then. */
 static void
 thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
 {
 	char comm[64];
-	size_t o;
 
 	if (tp->have_root && s->tick - tp->root_tick < NAME_REFRESH_TICKS)
 		return;
 	if (proc_thread_comm(s->t->pid, tid, comm, sizeof(comm)) < 0 &&
 	    tp->have_root)
 		return;
-	o = snprintf(tp->root, sizeof(tp->root), "thread %d \"",
-		     (int)tid);
-	for (const char *c = comm; *c && o + 6 < sizeof(tp->root); c++) {
-		if (*c == '"' || *c == '\\') {
-			tp->root[o++] = '\\';
-			tp->root[o++] = *c;
-		} else if (*c == ';') {
-			o += snprintf(tp->root + o, 5, "\\x3b");
-		} else {
-			tp->root[o++] = *c;
-		}
-	}
-	tp->root[o++] = '"';
-	tp->root[o] = '\0';
+	thread_root_text(tp->root, sizeof(tp->root), tid, comm);
 	tp->have_root = true;
 	tp->root_tick = s->tick;
 }
@@ -346,6 +366,177 @@ sample_thread(struct sampler *s, struct target_thread *th, pid_t tid)
 	return 0;
 }
 
+/* True while the dynamic loader is mapped but libc is not: the
+ * program's libraries (libruby among them) are still being loaded. */
+static bool
+loader_busy(pid_t pid)
+{
+	bool ld = false, libc = false;
+	struct maps mp;
+
+	if (proc_maps_read(pid, &mp) < 0)
+		return false;
+	for (size_t i = 0; i < mp.n; i++) {
+		const char *p = mp.v[i].path, *b;
+
+		if (!p || !(b = strrchr(p, '/')))
+			continue;
+		ld |= !strncmp(b + 1, "ld-linux", 8) || !strncmp(b + 1, "ld-", 3);
+		libc |= !strncmp(b + 1, "libc.so", 7) ||
+			!strncmp(b + 1, "libc-", 5);
+	}
+	maps_free(&mp);
+	return ld && !libc;
+}
+
+/* Looks for the Ruby VM; decides the mode once it is found or the
+ * search has run long enough. */
+static void
+probe_ruby(struct sampler *s)
+{
+	struct ruby_vm vm;
+	uint64_t now = now_ns();
+	char supported[64] = "";
+	size_t o = 0;
+
+	if (now < s->next_probe)
+		return;
+	s->next_probe = now + PROBE_EVERY_NS;
+	mem_flush(s->mem);
+	if (ruby_vm_find(s->t->pid, s->mem, s->symtab, &vm) == 0) {
+		s->ruby = ruby_reader_create(&vm, s->mem);
+		s->mode = SAMPLER_RUBY;
+		debug_msg("Ruby %s: reading Ruby stacks", vm.version);
+		return;
+	}
+	switch (errno) {
+	case ENOTSUP:
+		for (int i = 0; ruby_layouts[i] && o + 8 < sizeof(supported);
+		     i++)
+			o += snprintf(supported + o, sizeof(supported) - o,
+				      "%s%d.%d", i ? ", " : "",
+				      ruby_layouts[i]->api_major,
+				      ruby_layouts[i]->api_minor);
+		s->fatal = ENOTSUP;
+		snprintf(s->fatal_msg, sizeof(s->fatal_msg),
+			 "process %d runs Ruby %s, which rbflame cannot read (supported: %s)",
+			 (int)s->t->pid, vm.version, supported);
+		return;
+	case EAGAIN:
+		/* Ruby, but its VM is not there yet (or not found). */
+		if (now - s->pending_since > PROBE_FOR_NS) {
+			s->fatal = EIO;
+			snprintf(s->fatal_msg, sizeof(s->fatal_msg),
+				 "process %d runs Ruby %s but its VM could not be located (is it a supported build? try --debug)",
+				 (int)s->t->pid, vm.version);
+		}
+		return;
+	default:
+		/* Right after exec the loader has not mapped libruby yet. */
+		if (loader_busy(s->t->pid) && now - s->pending_since < PROBE_FOR_NS)
+			return;
+		s->mode = SAMPLER_NATIVE;
+		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks",
+			   (int)s->t->pid);
+		return;
+	}
+}
+
+/* Records one Ruby stack (innermost first in st) as a sample. */
+static void
+record_ruby(struct sampler *s, const struct ruby_stack *st)
+{
+	uint32_t frames[RUBY_MAX_FRAMES + 1];
+	char text[8192];
+	size_t d = 0;
+
+	if (s->threads) {
+		char root[160], comm[64];
+		const char *name = st->name;
+
+		if (!name[0] && proc_thread_comm(s->t->pid, st->tid, comm,
+						 sizeof(comm)) == 0)
+			name = comm;
+		thread_root_text(root, sizeof(root), st->tid, name);
+		frames[d++] = profile_frame(s->prof, root);
+	}
+	for (int i = st->nframes - 1; i >= 0; i--) {
+		const struct ruby_frame *f = &st->frames[i];
+
+		snprintf(text, sizeof(text), "%s (%s:%d)", f->label, f->path,
+			 s->function ? f->first_line : f->line);
+		frames[d++] = profile_frame(s->prof, text);
+	}
+	profile_add(s->prof, now_ns() - s->start_ns, st->tid, frames, d);
+}
+
+/* Stops the thread holding the GVL (while it is stopped no thread can
+ * run Ruby code, so every Ruby stack is frozen), reads all stacks,
+ * resumes. With no holder, nothing runs Ruby: read without stopping. */
+static void
+ruby_tick(struct sampler *s)
+{
+	pid_t stopped[GVL_RETRIES + 1];
+	int nstopped = 0, n;
+	uint64_t t0 = now_ns();
+
+	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
+		struct target_thread *th;
+		pid_t holder = 0;
+		bool seen = false;
+
+		mem_flush(s->mem);
+		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
+			break;
+		for (int i = 0; i < nstopped; i++)
+			seen |= stopped[i] == holder;
+		if (seen)
+			break;	/* the holder is one we hold: consistent */
+		th = target_thread_find(s->t, holder);
+		if (!th || th->state != TS_RUNNING)
+			break;
+		if (target_interrupt(s->t, th) < 0 ||
+		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
+			break;
+		stopped[nstopped++] = holder;
+	}
+	mem_flush(s->mem);
+	if (s->stacks_cap == 0) {
+		s->stacks_cap = 16;
+		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
+	}
+	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	for (int i = 0; i < nstopped; i++) {
+		struct target_thread *th = target_thread_find(s->t, stopped[i]);
+
+		if (th) {
+			struct user_regs_struct regs;
+
+			if (target_get_regs(th, &regs) == 0)
+				target_fix_interrupted_syscall(s->t, th, &regs);
+			target_resume(s->t, th);
+		}
+	}
+	if (nstopped)
+		profile_note_stop(s->prof, now_ns() - t0);
+	if (n < 0) {
+		s->prof->stats.failed++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (s->stacks[i].nframes < 0)
+			s->prof->stats.failed++;
+		else if (s->stacks[i].nframes > 0)
+			record_ruby(s, &s->stacks[i]);
+	}
+	if (n == s->stacks_cap && s->stacks_cap < RUBY_MAX_THREADS) {
+		/* More threads than room: grow for the next tick. */
+		s->stacks_cap *= 2;
+		free(s->stacks);
+		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
+	}
+}
+
 void
 sampler_tick(struct sampler *s)
 {
@@ -361,8 +552,16 @@ sampler_tick(struct sampler *s)
 		if (setup_process(s) < 0)
 			return;
 	}
+	if (s->mode == SAMPLER_PENDING)
+		probe_ruby(s);
+	if (s->fatal || s->mode == SAMPLER_PENDING)
+		return;
 	s->tick++;
 	s->prof->stats.ticks++;
+	if (s->mode == SAMPLER_RUBY) {
+		ruby_tick(s);
+		return;
+	}
 	/* The thread array changes under us as events are handled: walk a
 	 * copy of the tids. */
 	for (size_t i = 0; i < t->nthreads && n < 4096; i++)

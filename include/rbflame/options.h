@@ -22,6 +22,7 @@ struct options {
 	const char *output;	/* -o; NULL = stdout */
 	const char *format;	/* -f */
 	bool threads;		/* --threads */
+	bool function;		/* --function: Ruby frames by method */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

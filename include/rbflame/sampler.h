@@ -22,6 +22,15 @@ struct mem;
 struct symtab;
 struct unwinder;
 struct ip_cache;
+struct ruby_reader;
+struct ruby_stack;
+
+/* What the target turned out to be. */
+enum sampler_mode {
+	SAMPLER_PENDING,	/* looking for a Ruby VM (startup, after exec) */
+	SAMPLER_RUBY,		/* Ruby stacks read from the VM */
+	SAMPLER_NATIVE,		/* not Ruby: native stacks */
+};
 
 struct sampler {
 	struct target *t;
@@ -31,13 +40,22 @@ struct sampler {
 	struct unwinder *unwinder;
 	struct ip_cache *names;	/* ip -> frame id */
 	bool threads;		/* root stacks at their thread */
+	bool function;		/* Ruby frames at the method's first line */
 	uint64_t start_ns;
 	uint64_t tick;
+	enum sampler_mode mode;
+	uint64_t pending_since;	/* when the search for the VM (re)started */
+	uint64_t next_probe;	/* when to look again */
+	struct ruby_reader *ruby;
+	struct ruby_stack *stacks;
+	int stacks_cap;
+	int fatal;		/* errno of an error that ends the run, 0 if none */
+	char fatal_msg[256];	/* its one-line message */
 };
 
 /** Sets up memory, symbols and unwinding for t's process. */
 int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
-		 bool threads, uint64_t start_ns);
+		 bool threads, bool function, uint64_t start_ns);
 /** Samples every thread once. */
 void sampler_tick(struct sampler *s);
 void sampler_fini(struct sampler *s);

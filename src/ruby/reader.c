@@ -28,6 +28,25 @@
 #define MAX_CLASS_DEPTH 16	/* singleton of singleton of ... */
 #define MAX_IVARS 256		/* entries scanned in a class ivar table */
 #define ID_CACHE 4096		/* ID -> name cache slots (power of two) */
+#define FRAME_CACHE 16384	/* resolved frames (power of two) */
+
+/*
+ * A resolved frame, keyed by (iseq, pc) for Ruby frames and by the method
+ * entry for C frames. A hit is validated against the target before use:
+ * the iseq must still be an iseq with the same body and bytecode (a GC
+ * that frees, reuses or compacts it changes them), a method frame must
+ * still run under the same method entry, and a C frame's method entry
+ * must still have the same definition and owner.
+ */
+struct frame_slot {
+	uint64_t key1, key2;	/* iseq, pc; or 0, method entry */
+	uint64_t body, encoded;	/* Ruby frames: what the iseq pointed to */
+	uint64_t me_raw;	/* ep[ME_CREF] seen when resolved */
+	uint64_t def, owner;	/* C frames: the method entry's fields */
+	bool method;		/* a method iseq: check me_raw too */
+	uint8_t kind;		/* 0 empty, 1 Ruby frame, 2 C frame */
+	struct ruby_frame f;
+};
 
 struct id_slot {
 	uint64_t id;
@@ -45,6 +64,7 @@ struct ruby_reader {
 	struct id_slot ids[ID_CACHE];
 	uint64_t *cfps;		/* scratch: the control frames of a stack */
 	size_t cfps_cap;
+	struct frame_slot *frames; /* FRAME_CACHE slots */
 };
 
 /* ---- memory helpers: a failed read sets r->bad and yields 0 ---------- */
@@ -459,6 +479,93 @@ cfunc_frame(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	return 0;
 }
 
+static struct frame_slot *
+frame_slot(struct ruby_reader *r, uint64_t k1, uint64_t k2)
+{
+	uint64_t h = (k1 * 0x9e3779b97f4a7c15ull) ^ (k2 * 0xc2b2ae3d27d4eb4full);
+
+	return &r->frames[(h >> 32) & (FRAME_CACHE - 1)];
+}
+
+static int
+iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
+		  uint64_t ep, struct ruby_frame *f)
+{
+	const struct ruby_layout *L = r->L;
+	struct frame_slot *sl = frame_slot(r, iseq, pc);
+	uint64_t body, flags, encoded, me_raw = 0, type;
+
+	flags = rd64(r, iseq + L->rbasic_flags);
+	body = rd64(r, iseq + L->iseq_body);
+	if (r->bad || (flags & L->t_mask) != L->t_imemo ||
+	    ((flags >> L->imemo_type_shift) & L->imemo_type_mask) !=
+		    L->imemo_iseq || !body)
+		return -1;
+	encoded = rd64(r, body + L->body_iseq_encoded);
+	if (r->bad)
+		return -1;
+	if (sl->kind == 1 && sl->key1 == iseq && sl->key2 == pc &&
+	    sl->body == body &&
+	    sl->encoded == encoded) {
+		if (!sl->method)
+			goto hit;
+		me_raw = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
+		if (!r->bad && me_raw == sl->me_raw)
+			goto hit;
+	}
+	if (iseq_frame(r, iseq, pc, ep, f) < 0)
+		return -1;
+	r->bad = false;
+	type = rd32(r, body + L->body_type);
+	sl->kind = 1;
+	sl->key1 = iseq;
+	sl->key2 = pc;
+	sl->body = body;
+	sl->encoded = encoded;
+	sl->method = type == L->iseq_type_method;
+	sl->me_raw = sl->method ? rd64(r, ep + 8 * (int64_t)L->env_index_me_cref)
+				: 0;
+	if (r->bad)
+		sl->kind = 0;	/* do not keep what cannot be validated */
+	r->bad = false;
+	sl->f = *f;
+	return 0;
+hit:
+	*f = sl->f;
+	return 0;
+}
+
+static int
+cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t me = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
+	struct frame_slot *sl;
+	uint64_t def, owner;
+
+	if (r->bad || special(L, me))
+		return cfunc_frame(r, ep, f);
+	sl = frame_slot(r, 0, me);
+	def = rd64(r, me + L->me_def);
+	owner = rd64(r, me + L->me_owner);
+	if (!r->bad && sl->kind == 2 && sl->key2 == me && sl->def == def &&
+	    sl->owner == owner &&
+	    imemo_type(r, me) == (int)L->imemo_ment) {
+		*f = sl->f;
+		return 0;
+	}
+	r->bad = false;
+	if (cfunc_frame(r, ep, f) < 0)
+		return -1;
+	sl->kind = 2;
+	sl->key1 = 0;
+	sl->key2 = me;
+	sl->def = def;
+	sl->owner = owner;
+	sl->f = *f;
+	return 0;
+}
+
 /* Reads the frames of execution context ec into st. */
 static int
 read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
@@ -502,6 +609,15 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		uint64_t magic;
 
 		r->bad = false;
+		if (iseq && pc) {
+			if (iseq_frame_cached(r, iseq, pc, ep, out) == 0)
+				st->nframes++;
+			else
+				r->stats.bad_frames++;
+			continue;
+		}
+		/* No iseq and pc: a C function frame, or a frame of no
+		 * interest (ifunc, dummy). */
 		magic = rd64(r, ep + 8 * L->env_index_flags) &
 			L->frame_magic_mask;
 		if (r->bad) {
@@ -509,12 +625,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 			continue;
 		}
 		if (magic == L->frame_magic_cfunc) {
-			if (cfunc_frame(r, ep, out) == 0)
-				st->nframes++;
-			else
-				r->stats.bad_frames++;
-		} else if (iseq && pc) {
-			if (iseq_frame(r, iseq, pc, ep, out) == 0)
+			if (cfunc_frame_cached(r, ep, out) == 0)
 				st->nframes++;
 			else
 				r->stats.bad_frames++;
@@ -559,9 +670,23 @@ thread_tid(struct ruby_reader *r, uint64_t th)
 
 struct thread_list {
 	uint64_t head;		/* list head address */
-	uint64_t running_ec;	/* the GVL holder's ec */
+	uint64_t running_ec;	/* the GVL holder's ec, 0 if none holds it */
 	uint64_t main_thread;
 };
+
+/* running_ec keeps the last thread that ran Ruby after it released the
+ * GVL; the GVL's owner field is cleared on release: trust it when the
+ * layout has it. */
+static uint64_t
+holder_ec(struct ruby_reader *r, uint64_t owner_field, uint64_t running_ec)
+{
+	uint64_t owner;
+
+	if (owner_field == RUBY_LAYOUT_NONE)
+		return running_ec;
+	owner = rd64(r, owner_field);
+	return owner ? rd64(r, owner + r->L->thread_ec) : 0;
+}
 
 static int
 thread_list(struct ruby_reader *r, struct thread_list *tl)
@@ -576,13 +701,23 @@ thread_list(struct ruby_reader *r, struct thread_list *tl)
 		if (r->bad || !ractor)
 			return -1;
 		tl->head = ractor + L->ractor_threads_set;
-		tl->running_ec = rd64(r, ractor + L->ractor_running_ec);
+		tl->running_ec = holder_ec(
+			r,
+			L->ractor_gvl_owner == RUBY_LAYOUT_NONE
+				? RUBY_LAYOUT_NONE
+				: ractor + L->ractor_gvl_owner,
+			rd64(r, ractor + L->ractor_running_ec));
 		tl->main_thread = rd64(r, ractor + L->ractor_main_thread);
 	} else {
 		uint64_t running = rd64(r, vm + L->vm_running_thread);
 
 		tl->head = vm + L->vm_living_threads;
-		tl->running_ec = running ? rd64(r, running + L->thread_ec) : 0;
+		tl->running_ec = holder_ec(
+			r,
+			L->vm_gvl_owner == RUBY_LAYOUT_NONE
+				? RUBY_LAYOUT_NONE
+				: vm + L->vm_gvl_owner,
+			running ? rd64(r, running + L->thread_ec) : 0);
 		tl->main_thread = rd64(r, vm + L->vm_main_thread);
 	}
 	return r->bad ? -1 : 0;
@@ -597,6 +732,7 @@ ruby_reader_create(const struct ruby_vm *vm, struct mem *mem)
 	r->L = vm->layout;
 	r->mem = mem;
 	r->strings = intern_create();
+	r->frames = xcalloc(FRAME_CACHE, sizeof(*r->frames));
 	return r;
 }
 
@@ -607,6 +743,7 @@ ruby_reader_destroy(struct ruby_reader *r)
 		return;
 	intern_destroy(r->strings);
 	free(r->cfps);
+	free(r->frames);
 	free(r);
 }
 

@@ -1,0 +1,554 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * "rbflame dump": one look at every Ruby thread of a process. A dedicated
+ * tracer thread seizes the target, finds its VM, stops every thread, reads
+ * the stacks, resumes and releases them, and exits, which detaches (the
+ * same lifecycle as a profiling run, src/run.c). The main thread then
+ * prints, and with --snapshot saves the memory that was read, so nothing
+ * slow happens while the target is stopped. --from-snapshot prints the
+ * stacks held in a snapshot, with no process involved.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "rbflame/diagnose.h"
+#include "rbflame/dump.h"
+#include "rbflame/error.h"
+#include "rbflame/mem.h"
+#include "rbflame/proc.h"
+#include "rbflame/ruby.h"
+#include "rbflame/schedule.h"
+#include "rbflame/snapshot.h"
+#include "rbflame/symtab.h"
+#include "rbflame/target.h"
+#include "rbflame/xmalloc.h"
+
+/* How long all threads together may take to reach their stop. */
+#define STOP_TIMEOUT_NS (2ull * 1000000000ull)
+#define MAPS_MAX (16u << 20)
+
+static const char dump_help[] =
+"Usage: rbflame dump -p PID [--snapshot FILE]\n"
+"       rbflame dump --from-snapshot FILE\n"
+"Print the Ruby stack of every thread of a process once, root frame first.\n"
+"\n"
+"Target:\n"
+"  -p, --pid PID            read the running Ruby process PID (its threads\n"
+"                           are stopped for the time of one read)\n"
+"      --from-snapshot FILE read a snapshot saved by --snapshot instead of\n"
+"                           a process\n"
+"\n"
+"Output:\n"
+"      --snapshot FILE      also save the memory that was read, the maps\n"
+"                           and the registers to FILE, for bug reports and\n"
+"                           tests (it holds process memory: keep it private)\n"
+"\n"
+"Other:\n"
+"  -h, --help               show this help and exit\n"
+"\n"
+"Each thread prints as 'thread TID \"NAME\"' (plus ' gvl' for the thread\n"
+"holding the GVL), then one '  LABEL (PATH:LINE)' line per frame.\n"
+"Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error.\n";
+
+enum {
+	OPT_SNAPSHOT = 0x100,
+	OPT_FROM_SNAPSHOT,
+};
+
+static const struct option long_options[] = {
+	{ "pid", required_argument, NULL, 'p' },
+	{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
+	{ "from-snapshot", required_argument, NULL, OPT_FROM_SNAPSHOT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* Where the tracer thread gave up. */
+enum dump_stage {
+	STAGE_OK,
+	STAGE_INIT,		/* target_init */
+	STAGE_ATTACH,		/* target_attach */
+	STAGE_MAPS,		/* symtab_create */
+	STAGE_VM,		/* ruby_vm_find */
+	STAGE_READ,		/* ruby_reader_create, ruby_read_stacks */
+};
+
+struct dump_ctx {
+	pid_t pid;
+	bool record;
+	sigset_t wait_mask;
+	/* results of the tracer thread, valid after the join */
+	enum dump_stage stage;
+	int err;
+	struct mem *live;
+	struct mem *mem;	/* live, or the recorder wrapping it */
+	struct ruby_vm vm;
+	struct ruby_reader *reader;
+	struct ruby_stack *stacks;
+	int nstacks;
+	struct snapshot_meta meta;	/* maps and regs, when recording */
+};
+
+static volatile sig_atomic_t stop_flag;
+
+static void
+on_stop_signal(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+/* "2.7, 3.1, ..." of the layouts this build knows. */
+static void
+supported_versions(char *buf, size_t cap)
+{
+	size_t n = 0;
+
+	buf[0] = '\0';
+	for (size_t i = 0; ruby_layouts[i] && n < cap; i++)
+		n += snprintf(buf + n, cap - n, "%s%u.%u", i ? ", " : "",
+			      ruby_layouts[i]->api_major,
+			      ruby_layouts[i]->api_minor);
+}
+
+/* Prints untrusted text from the target, control characters as '?'. */
+static void
+put_clean(const char *s)
+{
+	if (!s) {
+		fputs("?", stdout);
+		return;
+	}
+	for (; *s; s++)
+		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
+}
+
+static void
+print_stacks(const struct ruby_stack *stacks, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct ruby_stack *st = &stacks[i];
+
+		if (i > 0)
+			putchar('\n');
+		printf("thread %d \"", (int)st->tid);
+		put_clean(st->name);
+		printf("\"%s\n", st->gvl ? " gvl" : "");
+		if (st->nframes < 0) {
+			puts("  (unreadable)");
+			continue;
+		}
+		/* Root first, leaf last. */
+		for (int f = st->nframes - 1; f >= 0; f--) {
+			const struct ruby_frame *fr = &st->frames[f];
+
+			fputs("  ", stdout);
+			put_clean(fr->label);
+			fputs(" (", stdout);
+			put_clean(fr->path);
+			printf(":%d)\n", fr->line);
+		}
+	}
+}
+
+/* The text of /proc/PID/maps, NULL when unreadable. */
+static char *
+read_maps_text(pid_t pid)
+{
+	char path[64];
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/maps", proc_dir, (int)pid);
+	f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	for (;;) {
+		size_t n;
+
+		text = xgrowarray(text, &cap, len + 4096 + 1, 1);
+		n = fread(text + len, 1, 4096, f);
+		len += n;
+		if (n == 0 || len > MAPS_MAX)
+			break;
+	}
+	fclose(f);
+	if (len > MAPS_MAX)
+		len = MAPS_MAX;
+	text[len] = '\0';
+	return text;
+}
+
+/*
+ * Stops every running thread and keeps the registers of those that
+ * stopped. A thread in a group stop stays as it is: it runs no code.
+ */
+static void
+stop_all(struct dump_ctx *c, struct target *t)
+{
+	size_t n = t->nthreads;
+	pid_t *tids = xcalloc(n ? n : 1, sizeof(*tids));
+	uint64_t deadline = now_ns() + STOP_TIMEOUT_NS;
+
+	for (size_t i = 0; i < n; i++) {
+		tids[i] = t->threads[i].tid;
+		if (t->threads[i].state == TS_RUNNING &&
+		    target_interrupt(t, &t->threads[i]) < 0)
+			debug_msg("interrupt %d: %s", (int)tids[i],
+				  strerror(errno));
+	}
+	c->meta.regs = xcalloc(n ? n : 1, sizeof(*c->meta.regs));
+	for (size_t i = 0; i < n; i++) {
+		/* Events may move the thread table: look up by tid. */
+		struct target_thread *th = target_thread_find(t, tids[i]);
+		struct user_regs_struct regs;
+		uint64_t now = now_ns();
+
+		if (!th || th->state != TS_STOPPING)
+			continue;
+		if (target_wait_stopped(t, th, now < deadline ? deadline - now
+							      : 0) < 0) {
+			debug_msg("thread %d did not stop: %s", (int)tids[i],
+				  strerror(errno));
+			continue;
+		}
+		th = target_thread_find(t, tids[i]);
+		if (!th || target_get_regs(th, &regs) < 0)
+			continue;
+		c->meta.regs[c->meta.nregs].tid = tids[i];
+		c->meta.regs[c->meta.nregs].regs = regs;
+		c->meta.nregs++;
+		/* Our stop may have cut short a non-restartable syscall. */
+		target_fix_interrupted_syscall(t, th, &regs);
+	}
+	free(tids);
+}
+
+static void *
+tracer_main(void *arg)
+{
+	struct dump_ctx *c = arg;
+	struct symtab *st;
+	struct target t;
+	int n;
+
+	if (target_init(&t, &c->wait_mask, &stop_flag) < 0) {
+		c->stage = STAGE_INIT;
+		c->err = errno;
+		return NULL;
+	}
+	if (target_attach(&t, c->pid) < 0) {
+		c->stage = STAGE_ATTACH;
+		c->err = errno;
+		target_fini(&t);
+		return NULL;
+	}
+	c->live = mem_create_live(c->pid);
+	c->mem = c->live;
+	st = symtab_create(c->pid);
+	if (!st) {
+		c->stage = STAGE_MAPS;
+		c->err = errno;
+		goto out_release;
+	}
+	n = ruby_vm_find(c->pid, c->live, st, &c->vm);
+	c->err = errno;
+	symtab_destroy(st);
+	if (n < 0) {
+		c->stage = STAGE_VM;
+		goto out_release;
+	}
+	/* Record only what the reader reads, not the VM search. */
+	if (c->record)
+		c->mem = snapshot_recorder_create(c->live);
+	c->reader = ruby_reader_create(&c->vm, c->mem);
+	if (!c->reader) {
+		c->stage = STAGE_READ;
+		c->err = errno ? errno : EINVAL;
+		goto out_release;
+	}
+	c->stacks = xcalloc(RUBY_MAX_THREADS, sizeof(*c->stacks));
+	stop_all(c, &t);
+	mem_flush(c->mem);
+	c->nstacks = ruby_read_stacks(c->reader, c->stacks, RUBY_MAX_THREADS);
+	if (c->nstacks < 0) {
+		c->stage = STAGE_READ;
+		c->err = errno;
+	}
+	if (c->record)
+		c->meta.maps = read_maps_text(c->pid);
+out_release:
+	/* Leave every thread running; our exit detaches them. */
+	target_release(&t);
+	target_fini(&t);
+	return NULL;
+}
+
+/* One line saying why the live dump failed. */
+static void
+report_failure(const struct dump_ctx *c)
+{
+	char buf[512];
+
+	switch (c->stage) {
+	case STAGE_OK:
+		break;
+	case STAGE_INIT:
+		errno = c->err;
+		perror_msg("cannot start tracing");
+		break;
+	case STAGE_ATTACH: {
+		struct attach_facts f;
+
+		diagnose_collect(c->pid, &f);
+		diagnose_attach(c->err, &f, buf, sizeof(buf));
+		error_msg("%s", buf);
+		break;
+	}
+	case STAGE_MAPS:
+		errno = c->err;
+		perror_msg("cannot read the memory maps of process %d",
+			   (int)c->pid);
+		break;
+	case STAGE_VM:
+		if (c->err == ENOENT) {
+			error_msg("process %d is not a Ruby process (no libruby or ruby_version found)",
+				  (int)c->pid);
+		} else if (c->err == ENOTSUP) {
+			supported_versions(buf, sizeof(buf));
+			error_msg("process %d runs Ruby %s, which rbflame cannot read (supported: %s)",
+				  (int)c->pid,
+				  c->vm.version[0] ? c->vm.version : "of an unknown version",
+				  buf);
+		} else {
+			errno = c->err;
+			perror_msg("cannot locate the Ruby VM in process %d",
+				   (int)c->pid);
+		}
+		break;
+	case STAGE_READ:
+		errno = c->err;
+		perror_msg("cannot read the Ruby threads of process %d",
+			   (int)c->pid);
+		break;
+	}
+}
+
+static int
+save_snapshot(struct dump_ctx *c, const char *path)
+{
+	struct snapshot_recorder_stats rs;
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	c->meta.pid = c->pid;
+	c->meta.captured_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+	snapshot_meta_set_vm(&c->meta, &c->vm);
+	if (snapshot_save(c->mem, &c->meta, path) < 0) {
+		perror_msg("cannot write the snapshot to '%s'", path);
+		return -1;
+	}
+	if (snapshot_recorder_stats(c->mem, &rs) == 0) {
+		if (rs.dropped)
+			notice_msg("snapshot incomplete: %llu reads exceeded the size bound",
+				   (unsigned long long)rs.dropped);
+		notice_msg("snapshot written to %s: %llu bytes of memory in %llu regions, %zu threads' registers",
+			   path, (unsigned long long)rs.bytes,
+			   (unsigned long long)rs.regions, c->meta.nregs);
+	}
+	return 0;
+}
+
+static int
+dump_live(pid_t pid, const char *snapshot)
+{
+	struct dump_ctx c = { .pid = pid, .record = snapshot != NULL };
+	struct sigaction sa, old_int, old_term, old_hup;
+	sigset_t block, old_mask;
+	pthread_t tracer;
+	int code = 0;
+
+	/* Ctrl-C during the stop makes the tracer give up waiting and
+	 * release the target as usual; it is never left stopped. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	sigaction(SIGHUP, &sa, &old_hup);
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigaddset(&block, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &block, &old_mask);
+	c.wait_mask = old_mask;
+	sigdelset(&c.wait_mask, SIGINT);
+	sigdelset(&c.wait_mask, SIGTERM);
+	sigdelset(&c.wait_mask, SIGHUP);
+	sigaddset(&c.wait_mask, SIGCHLD);
+
+	if (pthread_create(&tracer, NULL, tracer_main, &c) != 0) {
+		perror_msg("cannot start the tracer thread");
+		code = 1;
+		goto out_signals;
+	}
+	pthread_join(tracer, NULL);
+
+	if (c.stage != STAGE_OK) {
+		report_failure(&c);
+		code = 1;
+	} else {
+		print_stacks(c.stacks, c.nstacks);
+		if (fflush(stdout) != 0) {
+			perror_msg("cannot write to standard output");
+			code = 1;
+		}
+		if (stop_flag)
+			notice_msg("interrupted: some threads may not have been stopped while read");
+		if (snapshot && save_snapshot(&c, snapshot) < 0)
+			code = 1;
+	}
+	ruby_reader_destroy(c.reader);
+	free(c.stacks);
+	if (c.mem != c.live)
+		mem_destroy(c.mem);
+	mem_destroy(c.live);
+	free(c.meta.regs);
+	free(c.meta.maps);
+out_signals:
+	pthread_sigmask(SIG_SETMASK, &old_mask, NULL);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	return code;
+}
+
+static int
+dump_offline(const char *path)
+{
+	struct snapshot_meta meta;
+	struct ruby_reader *r = NULL;
+	struct ruby_stack *stacks = NULL;
+	struct ruby_vm vm;
+	struct mem *m;
+	char buf[256];
+	int n, code = 1;
+
+	m = snapshot_load(path, &meta);
+	if (!m) {
+		if (errno == EINVAL)
+			error_msg("'%s' is not a valid rbflame snapshot (damaged or truncated)",
+				  path);
+		else
+			perror_msg("cannot read the snapshot '%s'", path);
+		return 1;
+	}
+	if (snapshot_meta_get_vm(&meta, &vm) < 0) {
+		if (errno == ENOENT) {
+			error_msg("snapshot '%s' holds no Ruby VM (it was not taken of a Ruby process)",
+				  path);
+		} else {
+			supported_versions(buf, sizeof(buf));
+			error_msg("snapshot '%s' is of Ruby %s, which rbflame cannot read (supported: %s)",
+				  path, vm.version, buf);
+		}
+		goto out;
+	}
+	r = ruby_reader_create(&vm, m);
+	if (!r) {
+		perror_msg("cannot read the Ruby VM in snapshot '%s'", path);
+		goto out;
+	}
+	stacks = xcalloc(RUBY_MAX_THREADS, sizeof(*stacks));
+	n = ruby_read_stacks(r, stacks, RUBY_MAX_THREADS);
+	if (n < 0) {
+		perror_msg("cannot read the Ruby threads in snapshot '%s'",
+			   path);
+		goto out;
+	}
+	print_stacks(stacks, n);
+	if (fflush(stdout) != 0) {
+		perror_msg("cannot write to standard output");
+		goto out;
+	}
+	code = 0;
+out:
+	free(stacks);
+	ruby_reader_destroy(r);
+	mem_destroy(m);
+	snapshot_meta_free(&meta);
+	return code;
+}
+
+int
+dump_main(int argc, char **argv)
+{
+	const char *snapshot = NULL, *from = NULL;
+	pid_t pid = 0;
+	int c;
+
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:h", long_options, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'p': {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v <= 0 ||
+			    v > 0x3fffffff)
+				error_msg_and_help("dump: invalid PID '%s': expected a process id such as 1234",
+						   optarg);
+			pid = (pid_t)v;
+			break;
+		}
+		case OPT_SNAPSHOT:
+			snapshot = optarg;
+			break;
+		case OPT_FROM_SNAPSHOT:
+			from = optarg;
+			break;
+		case 'h':
+			fputs(dump_help, stdout);
+			return 0;
+		case ':':
+			if (optopt && optopt < 0x100)
+				error_msg_and_help("dump: option '-%c' needs an argument",
+						   optopt);
+			error_msg_and_help("dump: option '%s' needs an argument",
+					   argv[optind - 1]);
+		default:
+			if (optopt)
+				error_msg_and_help("dump: unknown option '-%c'",
+						   optopt);
+			error_msg_and_help("dump: unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		error_msg_and_help("dump: unexpected argument '%s'",
+				   argv[optind]);
+	if (pid && from)
+		error_msg_and_help("dump: -p and --from-snapshot exclude each other");
+	if (snapshot && from)
+		error_msg_and_help("dump: --snapshot needs -p, not --from-snapshot");
+	if (!pid && !from)
+		error_msg_and_help("dump: give -p PID or --from-snapshot FILE");
+	if (from)
+		return dump_offline(from);
+	return dump_live(pid, snapshot);
+}

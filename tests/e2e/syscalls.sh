@@ -1,0 +1,25 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# Blocking system calls during 1000 Hz sampling: threads sit in read,
+# accept, futex, wait4 (restartable; SIGUSR2 with SA_RESTART hits them
+# too), nanosleep, select, poll (restarted after a stop) and epoll_wait,
+# sigtimedwait (never restarted: a profiler must not stop them there).
+# None may see EINTR or return early; the tracee exits 0 when so.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+profile_attached syscalls 3 attach -r 1000
+grep '^syscalls:' "$T/syscalls.log" | sed "s/^/$ME: attach: /" || true
+[ "$TRACEE_RC" = 0 ] ||
+	fail "attach: syscalls tracee exited $TRACEE_RC (EINTR or early return)"
+expect_rc 0 "attach: rbflame -r 1000 -p PID"
+assert_collapsed "$T/attach.folded" "syscalls attach" allow-empty
+
+run_rbflame launch 40 -r 1000 -o "$T/launch.folded" -- \
+	"$TRACEES/syscalls" 2
+grep '^syscalls:' "$T/launch.out" | sed "s/^/$ME: launch: /" || true
+expect_rc 0 "launch: rbflame -r 1000 -- syscalls 2 (the child's status)"
+assert_collapsed "$T/launch.folded" "syscalls launch" allow-empty

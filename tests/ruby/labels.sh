@@ -1,0 +1,112 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# Ruby frames, attached: for each hot spot of the fixtures, 'rbflame -p PID
+# -s 2 -r 200' puts >= 95% of the samples in the exact expected stack,
+# from <main> to the leaf, every frame 'LABEL (PATH:LINE)' with the label
+# in Ruby 3.4's convention, the absolute path and the line the fixture's
+# LINE-MARK comment names (C functions carry their caller's path and line).
+# Where a fixture alternates between two stacks, each has samples and
+# together they hold >= 95%. Covered: instance and singleton methods of a
+# class in a module, blocks at one and two levels, a Ruby method that
+# yields, module and class bodies, module methods (include,
+# module_function, def self.), define_method, an anonymous class, C
+# functions (Integer#times, Array#each, Array#map, Kernel#sleep,
+# Array#sort, Kernel#require_relative) and a required file. Then
+# --function: every line becomes its method's (or block's) first line.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib-ruby.sh"
+require_ruby_c_iterators
+say "ruby $RUBY_VERSION ($(command -v "$RUBY")), fixtures in $FIXTURES"
+
+# labels TAG MODE [--function] SPEC...: attaches to fixture $FX in MODE
+# ('-' for none) for 2 s at 200 Hz; the stacks SPEC... (see lib-ruby.sh)
+# hold >= 95% of the samples, each some. The target is left running and
+# untraced.
+labels() {
+	local tag=$1 mode=$2 spec s
+	local -a want=() opts=()
+	shift 2
+	if [ "${1:-}" = --function ]; then
+		opts=(--function)
+		shift
+	fi
+	for spec; do
+		s=$(expand_stack "$spec")
+		want+=("$s")
+	done
+	if [ "$mode" = - ]; then
+		start_fixture "$tag" "$FX"
+	else
+		start_fixture "$tag" "$FX" "$mode"
+	fi
+	run_rbflame "$tag" 30 "${opts[@]}" -p "$TPID" -s 2 -r 200 \
+		-o "$T/$tag.folded"
+	expect_rc 0 "labels/$tag: rbflame ${opts[*]} -p PID -s 2 -r 200"
+	assert_collapsed "$T/$tag.folded" "labels/$tag"
+	assert_stacks "$T/$tag.folded" 95 "labels/$tag" "${want[@]}"
+	assert_total "$T/$tag.folded" 100 520 "labels/$tag, 2 s at 200 Hz"
+	wait_untraced "$TPID" 2
+	assert_running "$TPID" 1 0
+	kill_tracee "$TPID"
+}
+
+FX=geometry.rb
+labels area area \
+	'<main> {main-area};Geometry::Shape#area {area}'
+labels build build \
+	'<main> {main-build};Geometry::Shape.build {build}'
+labels perimeter perimeter \
+	'<main> {main-perimeter};Geometry::Shape#perimeter {perimeter-each};Array#each {perimeter-each};block in Geometry::Shape#perimeter {perimeter-block}'
+
+FX=blocks.rb
+labels nested nested \
+	'<main> {nested-each};Array#each {nested-each};block in <main> {nested-times};Integer#times {nested-times};block (2 levels) in <main> {nested-spin}'
+labels yield yield \
+	'<main> {yield-call};Object#relay {relay-yield};block in <main> {yield-spin}'
+labels map map \
+	'<main> {map-call};Array#map {map-call};block in <main> {map-spin}'
+
+FX=bodies.rb
+labels module module \
+	'<main> {main-module};<module:Outer> {module-body}'
+labels class class \
+	'<main> {main-module};<module:Outer> {module-class};<class:Inner> {class-body}'
+
+FX=modules.rb
+labels helper helper \
+	'<main> {main-helper};Util#helper {helper}'
+labels fn fn \
+	'<main> {main-fn};Util.fn {fn}'
+labels tool tool \
+	'<main> {main-tool};Util.tool {tool}'
+
+FX=dynamic.rb
+labels define define \
+	'<main> {main-define};block in <class:Robot> {walk}'
+labels anon anon \
+	'<main> {main-anon};#<Class:0x@HEX@>#an {an}'
+
+FX=cfuncs.rb
+labels sleep sleep \
+	'<main> {main-sleep};Object#nap {nap};Kernel#sleep {nap}'
+labels sort sort \
+	'<main> {main-sort};Object#crunch {crunch};Array#sort {crunch}' \
+	'<main> {main-sort};Object#crunch {crunch}'
+
+FX=required.rb
+labels required - \
+	'<main> {main-require};Kernel#require_relative {main-require};<top (required)> {required-body.rb:top-required}'
+
+# --function: a method's line is its def line, a block's the line it
+# starts on, <main>'s the first line of the file.
+FX=geometry.rb
+labels function-area area --function \
+	'<main> {1};Geometry::Shape#area {def-area}'
+labels function-build build --function \
+	'<main> {1};Geometry::Shape.build {def-build}'
+FX=blocks.rb
+labels function-yield yield --function \
+	'<main> {1};Object#relay {def-relay};block in <main> {yield-call}'
