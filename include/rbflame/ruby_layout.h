@@ -340,6 +340,7 @@ struct ruby_layout {
 	uint16_t objspace_mode_bit;	/* flags.mode : 2 */
 	uint8_t objspace_mode_width;
 	uint16_t objspace_during_gc_bit; /* flags.during_gc : 1 */
+	uint16_t objspace_gc_count;	/* profile.count (size_t): GCs done */
 	uint32_t gc_mode_none;
 	uint32_t gc_mode_marking;
 	uint32_t gc_mode_sweeping;

@@ -29,6 +29,7 @@
 #define MAX_IVARS 256		/* entries scanned in a class ivar table */
 #define ID_CACHE 4096		/* ID -> name cache slots (power of two) */
 #define FRAME_CACHE 16384	/* resolved frames (power of two) */
+#define VS_MAX (1u << 20)	/* bytes of VM stack values read at once */
 
 /*
  * A resolved frame, keyed by (iseq, pc) for Ruby frames and by the method
@@ -65,6 +66,11 @@ struct ruby_reader {
 	uint64_t *cfps;		/* scratch: the control frames of a stack */
 	size_t cfps_cap;
 	struct frame_slot *frames; /* FRAME_CACHE slots */
+	/* The used part of the VM stack being walked, read in one go so the
+	 * environment slots of every frame are served without a syscall. */
+	uint64_t vs_base, vs_len;
+	uint64_t *vs;
+	size_t vs_cap;
 };
 
 /* ---- memory helpers: a failed read sets r->bad and yields 0 ---------- */
@@ -74,6 +80,8 @@ rd64(struct ruby_reader *r, uint64_t addr)
 {
 	uint64_t v = 0;
 
+	if (addr - r->vs_base < r->vs_len && !(addr & 7))
+		return r->vs[(addr - r->vs_base) / 8];
 	if (mem_read_u64(r->mem, addr, &v) < 0)
 		r->bad = true;
 	return v;
@@ -599,6 +607,25 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	/* The whole control-frame array in one read. */
 	if (n && mem_read(r->mem, cfp, r->cfps, n * sz) < 0)
 		return -1;
+	/* And the values below the innermost frame's sp (the frames' eps
+	 * point there): one more read instead of one per frame. */
+	r->vs_len = 0;
+	if (n) {
+		uint64_t sp = r->cfps[L->cfp_sp / 8];
+
+		if (sp > stack && sp <= cfp && sp - stack <= VS_MAX) {
+			uint64_t len = sp - stack + 8 * 4;
+
+			if (len > cfp - stack)
+				len = cfp - stack;
+			r->vs = xgrowarray(r->vs, &r->vs_cap, len / 8 + 1,
+					   sizeof(*r->vs));
+			if (mem_read(r->mem, stack, r->vs, len) == 0) {
+				r->vs_base = stack;
+				r->vs_len = len & ~7ull;
+			}
+		}
+	}
 
 	st->nframes = 0;
 	for (uint64_t i = 0; i < n; i++) {
@@ -631,6 +658,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 				r->stats.bad_frames++;
 		}
 	}
+	r->vs_len = 0;	/* valid for this stack only */
 	/* C frames carry the path and line of their caller: walk from the
 	 * root (the end) towards the leaf. */
 	for (int i = st->nframes - 1; i >= 0; i--) {
@@ -744,6 +772,7 @@ ruby_reader_destroy(struct ruby_reader *r)
 	intern_destroy(r->strings);
 	free(r->cfps);
 	free(r->frames);
+	free(r->vs);
 	free(r);
 }
 

@@ -210,6 +210,7 @@ const struct ruby_layout ruby_layout_3_4 = {
 	.objspace_mode_bit = 160,
 	.objspace_mode_width = 2,
 	.objspace_during_gc_bit = 165,
+	.objspace_gc_count = 0x3f0,
 	.gc_mode_none = 0x0,
 	.gc_mode_marking = 0x1,
 	.gc_mode_sweeping = 0x2,
