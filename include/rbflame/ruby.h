@@ -39,9 +39,11 @@ struct ruby_vm {
 /**
  * Finds the Ruby VM of process pid. -1 with errno: ENOENT when the
  * process is not Ruby (no libruby, no ruby_version), ENOTSUP when the
- * version has no layout (vm->version says which), EIO when the VM could
- * not be located. Setting RBFLAME_NO_VM_EXPORT=1 ignores
- * ruby_current_vm_ptr and forces the structural search (for tests).
+ * version has no layout (vm->version says which), EAGAIN when Ruby is
+ * there but its VM is not (not started yet, or not found), EIO when the
+ * Ruby file cannot be read. For tests: RBFLAME_NO_VM_EXPORT=1 ignores
+ * ruby_current_vm_ptr and forces the structural search;
+ * RBFLAME_NO_LAYOUT=X.Y acts as if version X.Y had no layout.
  */
 int ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 		 struct ruby_vm *vm);
