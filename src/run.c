@@ -101,6 +101,7 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
 		}
 		sampler_tick(s);
 		c->prof->stats.late_ticks += schedule_advance(&sched, now_ns());
+		target_take_signals(t);
 	}
 	c->prof->stats.duration_s = (now_ns() - start) / 1e9;
 	if (c->progress)

@@ -309,11 +309,8 @@ sample_thread(struct sampler *s, struct target_thread *th, pid_t tid)
 
 			/* Never interrupt: unwind from what the kernel says,
 			 * and keep it only if the block did not end. */
-			memset(&regs, 0, sizeof(regs));
-			regs.rip = sc.pc;
-			regs.rsp = sc.sp;
-			n = unwind_stack(s->unwinder, tid, &regs, ips,
-					 SAMPLER_MAX_FRAMES);
+			n = unwind_stack_blocked(s->unwinder, tid, sc.sp, sc.pc,
+						 ips, SAMPLER_MAX_FRAMES);
 			if (n <= 0 || proc_syscall_read_fd(th->syscall_fd,
 							   &again) < 0 ||
 			    !same_block(&sc, &again))

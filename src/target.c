@@ -180,7 +180,14 @@ handle_event(struct target *t, pid_t tid, int status)
 			return;
 		}
 		/* A new thread's first stop, the wake-up after a group stop,
-		 * or an interrupt we gave up waiting for. */
+		 * or an interrupt we gave up waiting for: that one may have
+		 * cut a non-restartable syscall short, like any of ours. */
+		if (th->unwanted) {
+			struct user_regs_struct regs;
+
+			if (target_get_regs(th, &regs) == 0)
+				target_fix_interrupted_syscall(t, th, &regs);
+		}
 		th->state = TS_RUNNING;
 		th->unwanted = false;
 		cont(tid, 0);
@@ -237,6 +244,17 @@ target_poll(struct target *t, uint64_t timeout_ns)
 			;
 	}
 	drain(t);
+}
+
+void
+target_take_signals(struct target *t)
+{
+	struct timespec zero = { 0, 0 };
+
+	/* A zero-timeout wait with the wait mask lets pending termination
+	 * signals run their handlers even when ticks never leave time to
+	 * sleep. */
+	ppoll(NULL, 0, &zero, &t->wait_mask);
 }
 
 int
@@ -424,7 +442,9 @@ target_launch(struct target *t, char **argv, int *exec_errno)
 	deadline = now_ns() + 30ull * 1000000000ull;
 	while (!t->exec_seen && !t->exited && now_ns() < deadline)
 		target_poll(t, 100000000ull);
-	if (t->exited) {
+	/* An exec seen is a success even if the program has already exited
+	 * by now (both events can come in one drain). */
+	if (!t->exec_seen) {
 		if (read(pipefd[0], &err, sizeof(err)) == sizeof(err))
 			*exec_errno = err;
 		else

@@ -76,6 +76,9 @@ struct umod {
 	uint64_t frame_addr, frame_len;
 };
 
+#define BLOCKED_SCAN_WORDS 512	/* 4 KiB above sp searched for a frame */
+#define UNWIND_GUESS_FRAMES 512
+
 struct unwinder {
 	pid_t pid;
 	struct mem *mem;
@@ -447,6 +450,16 @@ unwind_create(pid_t pid, struct mem *mem, struct symtab *st)
 	return u;
 }
 
+/* Is addr in an executable file mapping (or the vDSO)? A return address
+ * anywhere else is garbage from a wrong guess. */
+static bool
+executable(struct unwinder *u, uint64_t addr)
+{
+	struct symtab_module m;
+
+	return symtab_module(u->st, addr, &m) == 0 && (m.prot & PROT_EXEC);
+}
+
 int
 unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 	     const struct user_regs_struct *regs, uint64_t *ips, int max)
@@ -476,7 +489,7 @@ unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 			/* Each caller's frame is above its callee's: anything
 			 * else is a loop or garbage (this also ends the walk
 			 * at a signal frame on an alternate stack below). */
-			if (n > 0 && sp <= prev_sp)
+			if (n > 0 && (sp <= prev_sp || !executable(u, ip - 1)))
 				break;
 			ips[n++] = ip;
 			prev_sp = sp;
@@ -490,6 +503,48 @@ unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 		n = 1;
 	}
 	return n;
+}
+
+int
+unwind_stack_blocked(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
+		     uint64_t *ips, int max)
+{
+	struct user_regs_struct regs;
+	uint64_t words[BLOCKED_SCAN_WORDS], best[UNWIND_GUESS_FRAMES];
+	int n, nbest, tries = 0;
+
+	memset(&regs, 0, sizeof(regs));
+	regs.rip = pc;
+	regs.rsp = sp;
+	n = unwind_stack(u, tid, &regs, ips, max);
+	if (n < 0)
+		return n;
+	/* Frames whose CFA is the frame pointer need rbp, which only a
+	 * stopped thread would give. Guess it: a slot above sp holding a
+	 * saved frame pointer (0 or higher on the stack) followed by a
+	 * return address into code. Keep the longest walk. */
+	if (mem_read(u->mem, sp, words, sizeof(words)) < 0)
+		return n;
+	nbest = 0;
+	for (int i = 0; i + 1 < BLOCKED_SCAN_WORDS && tries < 8; i++) {
+		uint64_t slot = sp + 8 * i, saved = words[i];
+		int k;
+
+		if (saved != 0 && (saved <= slot || saved - slot > (8u << 20)))
+			continue;
+		if (!executable(u, words[i + 1]))
+			continue;
+		tries++;
+		regs.rbp = slot;
+		k = unwind_stack(u, tid, &regs, best, UNWIND_GUESS_FRAMES < max
+							      ? UNWIND_GUESS_FRAMES
+							      : max);
+		if (k > n && k > nbest) {
+			nbest = k;
+			memcpy(ips, best, k * sizeof(*ips));
+		}
+	}
+	return nbest > n ? nbest : n;
 }
 
 void

@@ -113,6 +113,9 @@ int target_get_regs(struct target_thread *th, struct user_regs_struct *regs);
  */
 void target_poll(struct target *t, uint64_t timeout_ns);
 
+/** Runs the handlers of pending termination signals, without sleeping. */
+void target_take_signals(struct target *t);
+
 /**
  * Leaves every thread running: resumes our stops, drains events. The
  * tracer thread must exit afterwards for the kernel to detach.

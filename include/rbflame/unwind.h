@@ -39,6 +39,16 @@ int unwind_stack(struct unwinder *u, pid_t tid,
 		 const struct user_regs_struct *regs, uint64_t *ips, int max);
 
 /** Frees u (NULL is fine). */
+/**
+ * Unwinds a thread that is not stopped but blocked in a syscall, from
+ * the sp and pc the kernel reports (/proc/PID/task/TID/syscall). Without
+ * the other registers, a frame whose CFA is the frame pointer is reached
+ * by guessing rbp from the stack; the longest walk wins. Same result
+ * convention as unwind_stack().
+ */
+int unwind_stack_blocked(struct unwinder *u, pid_t tid, uint64_t sp,
+			 uint64_t pc, uint64_t *ips, int max);
+
 void unwind_destroy(struct unwinder *u);
 
 #endif
