@@ -5,9 +5,10 @@
 # Stopping rbflame mid-run. SIGINT and SIGTERM: it stops sampling,
 # detaches, writes a complete profile and exits 0. SIGKILL: the kernel
 # detaches. Either way the target keeps running, no thread is left in
-# t/T state, and TracerPid returns to 0. Done on the single-threaded chain
-# tracee and the multi-threaded one; SIGKILL again several times at random
-# moments on the same target, to hit a tick in progress.
+# t/T state, and TracerPid returns to 0; INT and TERM are acted on within
+# 3 s. Done on the single-threaded chain tracee and the multi-threaded one,
+# then on a busy machine; SIGKILL again several times at random moments on
+# the same target, to hit a tick in progress; SIGTERM in launch mode.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -52,6 +53,21 @@ for tracee in stack-fcall threads; do
 	done
 	kill_tracee "$TPID"
 done
+
+# The same on a busy machine (two more spinning processes): ticks run late
+# all the time, and Ctrl-C must still be taken at once.
+start_tracee stack-fcall
+load1=$TPID
+start_tracee stack-fcall
+load2=$TPID
+start_tracee threads -r "$T/busy.ready"
+wait_ready "$T/busy.ready" 10 "$TPID"
+for sig in INT TERM; do
+	stop_run "$TPID" "$sig" "busy-$sig" 0.5
+done
+kill_tracee "$TPID"
+kill_tracee "$load1"
+kill_tracee "$load2"
 
 start_tracee threads -r "$T/again.ready"
 wait_ready "$T/again.ready" 10 "$TPID"

@@ -3,9 +3,10 @@
 # Copyright (c) 2026 The rbflame authors
 #
 # Helpers for the end-to-end tests: sourced by every tests/e2e/*.sh after
-# its bash guard. Owns the test's scratch directory ($T), the processes the
-# test starts (killed on exit), waiting with time limits, /proc checks and
-# the checks of collapsed output.
+# its bash guard (and by the Ruby suite, tests/ruby: keep names and
+# arguments stable). Owns the test's scratch directory ($T), the processes
+# the test starts (killed on exit), waiting with time limits, /proc checks
+# and the checks of collapsed output.
 #
 # Conventions: exit 0 pass, 1 fail, 77 skip. A missing prerequisite skips
 # only outside CI: with CI=true it fails, because CI has everything.
@@ -30,6 +31,11 @@ ulimit -c 0
 # libc may precede main). Patterns here apply to the stack, count removed.
 # shellcheck disable=SC2034 # used by the tests
 CHAIN_RE='(^|;)main;f0;f1;f2;f3(;|$)'
+# A frame in libc (named or not: libc's local symbols need its debug file).
+# Right before main or a thread's start function, it shows the unwind went
+# all the way up rather than stopping short.
+# shellcheck disable=SC2034 # used by the tests
+LIBC_FRAME='[^;]+ \(libc\.so\.6\)'
 
 # ---- messages and exits ---------------------------------------------------
 
@@ -509,11 +515,20 @@ total_samples() {
 	share "$1" '' | cut -d' ' -f2
 }
 
-# top_stacks FILE [N]: the N heaviest stacks, for failure reports.
+# top_stacks FILE [N]: the N (default 5) heaviest stacks, for failure
+# reports.
 top_stacks() {
-	sort -t' ' -k2,2nr -s "$1" 2>/dev/null |
-		perl -ne 'chomp; /^(.*) (\d+)$/ or next; print "  $2  $1\n"' |
-		head -n "${2:-5}" | cut -c1-300
+	perl -ne '
+		BEGIN { $max = shift @ARGV }
+		chomp;
+		push @s, [$2, $1] if /^(.*) (\d+)$/;
+		END {
+			@s = sort { $b->[0] <=> $a->[0] } @s;
+			splice(@s, $max) if @s > $max;
+			printf "  %6d  %s\n", $_->[0], substr($_->[1], 0, 300)
+			    for @s;
+		}
+	' "${2:-5}" "$1"
 }
 
 # assert_share FILE PATTERN MINPCT LABEL [WITHIN]: at least MINPCT percent

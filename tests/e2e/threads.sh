@@ -35,7 +35,8 @@ worker() {
 	local tid=$1 name=$2 x=$3 m t
 	read -r m t <<<"$(share "$T/thr.folded" "^thread $tid \"$name\"(;|\$)")"
 	[ "$m" -gt 0 ] || fail "no stack rooted at thread $tid \"$name\""
-	assert_share "$T/thr.folded" "(^|;)worker_$x;spin_$x(;|\$)" 90 \
+	assert_share "$T/thr.folded" \
+		"(^|;)$LIBC_FRAME;worker_$x;spin_$x(;|\$)" 90 \
 		"thread $tid \"$name\"" "^thread $tid \""
 	[ "$m" -ge 3 ] || fail "thread $tid \"$name\": only $m samples"
 }
@@ -46,7 +47,7 @@ worker "$tid_c" threads c	# unnamed: the process comm
 # worker_d is named q"t;x. Whatever the escape, the root frame (the text
 # before the first ';') must be the whole 'thread TID "..."' with no bare
 # quote inside, or flamegraph.pl splits the name into two frames.
-assert_share "$T/thr.folded" "(^|;)worker_d;spin_d(;|\$)" 90 \
+assert_share "$T/thr.folded" "(^|;)$LIBC_FRAME;worker_d;spin_d(;|\$)" 90 \
 	"thread $tid_d (name q\"t;x)" "^thread $tid_d "
 PAT_TID=$tid_d perl -ne '
 	chomp;

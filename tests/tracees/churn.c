@@ -132,7 +132,8 @@ fork_child(void)
 static TRACEE_NOINLINE void
 spawn_child(void)
 {
-	char *argv[] = { "churn", "--child", NULL };
+	char arg0[] = "churn", arg1[] = "--child";
+	char *argv[] = {arg0, arg1, NULL};
 	pid_t pid;
 
 	errno = posix_spawn(&pid, "/proc/self/exe", NULL, NULL, argv, environ);
@@ -199,7 +200,8 @@ main(int argc, char **argv)
 			go = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r READY] [-g GO] SECONDS\n",
+			fprintf(stderr,
+				"usage: %s [-r READY] [-g GO] SECONDS\n",
 				argv[0]);
 			return 2;
 		}
@@ -216,8 +218,9 @@ main(int argc, char **argv)
 	while (tracee_now() < deadline)
 		churn_round(rounds++);
 
-	printf("churn: rounds %lu threads %lu forks %lu spawns %lu failures %lu\n",
-	       rounds, (unsigned long)threads_run, (unsigned long)forks,
-	       (unsigned long)spawns, (unsigned long)failures);
+	printf(
+	    "churn: rounds %lu threads %lu forks %lu spawns %lu failures %lu\n",
+	    rounds, (unsigned long)threads_run, (unsigned long)forks,
+	    (unsigned long)spawns, (unsigned long)failures);
 	return failures || rounds == 0 ? 1 : 0;
 }

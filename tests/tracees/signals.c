@@ -30,7 +30,7 @@
 #include <stdbool.h>
 #include <sys/wait.h>
 
-#define NSIGS 9		/* SIGUSR1 + 8 real-time signals */
+#define NSIGS 9 /* SIGUSR1 + 8 real-time signals */
 
 static int sigs[NSIGS];
 static atomic_int cur_sig, cur_seq;
@@ -46,7 +46,8 @@ static volatile int bad_sig, bad_code, bad_value, bad_want_sig, bad_want_seq;
 static void
 on_signal(int sig, siginfo_t *si, void *uc)
 {
-	int i, want_sig = atomic_load(&cur_sig), want_seq = atomic_load(&cur_seq);
+	int i, want_sig = atomic_load(&cur_sig),
+	       want_seq = atomic_load(&cur_seq);
 
 	(void)uc;
 	if (sig != want_sig || si->si_code != SI_QUEUE ||
@@ -155,8 +156,9 @@ sender_main(void *arg)
 			continue;
 		/* Not handled within 2 s: count it, give it 5 s more. */
 		atomic_fetch_add(&late, 1);
-		fprintf(stderr, "signals: signal %d (seq %d) not handled in 2 s\n",
-			sig, seq);
+		fprintf(stderr,
+			"signals: signal %d (seq %d) not handled in 2 s\n", sig,
+			seq);
 		if (!wait_handled(sent, 5)) {
 			fprintf(stderr, "signals: signal %d (seq %d) lost\n",
 				sig, seq);
@@ -205,7 +207,8 @@ main(int argc, char **argv)
 			go = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r READY] [-g GO] SECONDS\n",
+			fprintf(stderr,
+				"usage: %s [-r READY] [-g GO] SECONDS\n",
 				argv[0]);
 			return 2;
 		}
@@ -236,9 +239,11 @@ main(int argc, char **argv)
 	tracee_go_wait(go);
 
 	deadline = tracee_deadline(seconds);
-	if ((errno = pthread_create(&spinner, NULL, spinner_main, NULL)) ||
-	    (errno = pthread_create(&sender, NULL, sender_main, NULL)) ||
-	    (errno = pthread_create(&forker, NULL, forker_main, NULL)))
+	if ((errno = pthread_create(&spinner, NULL, spinner_main, NULL)))
+		tracee_die("pthread_create");
+	if ((errno = pthread_create(&sender, NULL, sender_main, NULL)))
+		tracee_die("pthread_create");
+	if ((errno = pthread_create(&forker, NULL, forker_main, NULL)))
 		tracee_die("pthread_create");
 	spin_signals(deadline);
 	pthread_join(sender, NULL);
@@ -259,17 +264,18 @@ main(int argc, char **argv)
 	printf("signals: sent %lu handled %lu late %lu bad %lu; "
 	       "forks %lu reaped %lu unreaped %d bad-exit %lu\n",
 	       sent, (unsigned long)handled, (unsigned long)late,
-	       (unsigned long)bad, (unsigned long)forks,
-	       (unsigned long)reaped, (int)left,
-	       (unsigned long)bad_children);
+	       (unsigned long)bad, (unsigned long)forks, (unsigned long)reaped,
+	       (int)left, (unsigned long)bad_children);
 	printf("signals: per signal:");
 	for (i = 0; i < NSIGS; i++)
 		printf(" %d:%lu", sigs[i], (unsigned long)per_sig[i]);
 	printf("\n");
 	if (bad)
-		printf("signals: first mismatch: got signal %d code %d value %d, "
-		       "want signal %d code %d value %d\n", bad_sig, bad_code,
-		       bad_value, bad_want_sig, SI_QUEUE, bad_want_seq);
+		printf(
+		    "signals: first mismatch: got signal %d code %d value %d, "
+		    "want signal %d code %d value %d\n",
+		    bad_sig, bad_code, bad_value, bad_want_sig, SI_QUEUE,
+		    bad_want_seq);
 	ok = sent > 0 && handled == sent && !late && !bad && forks > 0 &&
 	     reaped == forks && !left && !bad_children;
 	return ok ? 0 : 1;

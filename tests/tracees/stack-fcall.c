@@ -39,7 +39,9 @@ main(int argc, char **argv)
 			sig = atoi(optarg);
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r READY] [-g GO] [-e STATUS] [-k SIGNAL] [SECONDS]\n",
+			fprintf(stderr,
+				"usage: %s [-r READY] [-g GO] [-e STATUS] [-k "
+				"SIGNAL] [SECONDS]\n",
 				argv[0]);
 			return 2;
 		}

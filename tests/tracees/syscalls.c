@@ -46,8 +46,18 @@
 #include <sys/un.h>
 #include <sys/wait.h>
 
-enum { C_READ, C_ACCEPT, C_FUTEX, C_WAIT4, C_NANOSLEEP, C_SELECT, C_POLL,
-       C_EPOLL, C_SIGTIMEDWAIT, NCALLS };
+enum {
+	C_READ,
+	C_ACCEPT,
+	C_FUTEX,
+	C_WAIT4,
+	C_NANOSLEEP,
+	C_SELECT,
+	C_POLL,
+	C_EPOLL,
+	C_SIGTIMEDWAIT,
+	NCALLS
+};
 
 /* The first NRESTART calls get SIGUSR2 (see above). */
 #define NRESTART 4
@@ -68,7 +78,7 @@ static int data_pipe[2], quiet_pipe[2], listen_fd, event_fd, epoll_fd;
 static atomic_int futex_word;
 static struct sockaddr_un sun;
 static socklen_t sun_len;
-static int quiet_sig;	/* the signal sigtimedwait waits for: never sent */
+static int quiet_sig; /* the signal sigtimedwait waits for: never sent */
 
 static void
 on_usr2(int sig)
@@ -154,8 +164,8 @@ blocked_futex(void *arg)
 	thread_start();
 	while (!atomic_load(&stop)) {
 		v = atomic_load(&futex_word);
-		r = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, v,
-			    NULL, NULL, 0);
+		r = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, v, NULL,
+			    NULL, 0);
 		count(c, r, errno, 0, 0);
 	}
 	return NULL;
@@ -342,7 +352,7 @@ ticker(void *arg)
 static void
 setup(void)
 {
-	struct epoll_event ev = { .events = EPOLLIN };
+	struct epoll_event ev = {.events = EPOLLIN};
 	struct sigaction sa;
 	sigset_t set;
 
@@ -381,20 +391,20 @@ setup(void)
 	sigaddset(&set, quiet_sig);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
-	calls[C_READ] = (struct call){ .name = "read", .run = blocked_read };
-	calls[C_ACCEPT] = (struct call){ .name = "accept",
-					 .run = blocked_accept };
-	calls[C_FUTEX] = (struct call){ .name = "futex", .run = blocked_futex };
-	calls[C_WAIT4] = (struct call){ .name = "wait4", .run = blocked_wait4 };
-	calls[C_NANOSLEEP] = (struct call){ .name = "nanosleep",
-					    .run = blocked_nanosleep };
-	calls[C_SELECT] = (struct call){ .name = "select",
-					 .run = blocked_select };
-	calls[C_POLL] = (struct call){ .name = "poll", .run = blocked_poll };
-	calls[C_EPOLL] = (struct call){ .name = "epoll_wait",
-					.run = blocked_epoll };
-	calls[C_SIGTIMEDWAIT] = (struct call){ .name = "sigtimedwait",
-					       .run = blocked_sigtimedwait };
+	calls[C_READ] = (struct call){.name = "read", .run = blocked_read};
+	calls[C_ACCEPT] =
+	    (struct call){.name = "accept", .run = blocked_accept};
+	calls[C_FUTEX] = (struct call){.name = "futex", .run = blocked_futex};
+	calls[C_WAIT4] = (struct call){.name = "wait4", .run = blocked_wait4};
+	calls[C_NANOSLEEP] =
+	    (struct call){.name = "nanosleep", .run = blocked_nanosleep};
+	calls[C_SELECT] =
+	    (struct call){.name = "select", .run = blocked_select};
+	calls[C_POLL] = (struct call){.name = "poll", .run = blocked_poll};
+	calls[C_EPOLL] =
+	    (struct call){.name = "epoll_wait", .run = blocked_epoll};
+	calls[C_SIGTIMEDWAIT] =
+	    (struct call){.name = "sigtimedwait", .run = blocked_sigtimedwait};
 }
 
 int
@@ -416,7 +426,8 @@ main(int argc, char **argv)
 			go = optarg;
 			break;
 		default:
-			fprintf(stderr, "usage: %s [-r READY] [-g GO] SECONDS\n",
+			fprintf(stderr,
+				"usage: %s [-r READY] [-g GO] SECONDS\n",
 				argv[0]);
 			return 2;
 		}
@@ -463,7 +474,8 @@ main(int argc, char **argv)
 		int bad = cl->eintr || cl->errors || cl->early || cl->bad ||
 			  !cl->calls;
 
-		printf("syscalls: %-12s calls %lu eintr %lu errors %lu early %lu bad %lu%s%s\n",
+		printf("syscalls: %-12s calls %lu eintr %lu errors %lu early "
+		       "%lu bad %lu%s%s\n",
 		       cl->name, (unsigned long)cl->calls,
 		       (unsigned long)cl->eintr, (unsigned long)cl->errors,
 		       (unsigned long)cl->early, (unsigned long)cl->bad,

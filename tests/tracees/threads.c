@@ -25,7 +25,7 @@
 
 struct worker {
 	const char *func;
-	const char *name;	/* NULL: leave the inherited comm */
+	const char *name; /* NULL: leave the inherited comm */
 	void *(*start)(void *);
 	pid_t tid;
 };
@@ -38,20 +38,19 @@ static atomic_int started;
  * bodies differ (the step K) so identical code folding (-fipa-icf, on at
  * -O2, which a user's CFLAGS may bring) cannot merge them into one symbol.
  */
-#define DEFINE_SPIN(X, K)						\
-	static TRACEE_NOINLINE unsigned long				\
-	spin_##X(void)							\
-	{								\
-		volatile unsigned long n = 0;				\
-		unsigned long i;					\
-									\
-		for (;;) {						\
-			for (i = 0; i < 1000000; i++)			\
-				n += K;					\
-			if (deadline >= 0 && tracee_now() >= deadline)	\
-				break;					\
-		}							\
-		return n;						\
+#define DEFINE_SPIN(X, K)                                                      \
+	static TRACEE_NOINLINE unsigned long spin_##X(void)                    \
+	{                                                                      \
+		volatile unsigned long n = 0;                                  \
+		unsigned long i;                                               \
+                                                                               \
+		for (;;) {                                                     \
+			for (i = 0; i < 1000000; i++)                          \
+				n += K;                                        \
+			if (deadline >= 0 && tracee_now() >= deadline)         \
+				break;                                         \
+		}                                                              \
+		return n;                                                      \
 	}
 DEFINE_SPIN(a, 1)
 DEFINE_SPIN(b, 2)
@@ -122,13 +121,13 @@ main(int argc, char **argv)
 
 	deadline = tracee_deadline(seconds);
 
-	workers[0] = (struct worker){ "worker_a", "worker-a", worker_a, 0 };
-	workers[1] = (struct worker){ "worker_b", "worker-b", worker_b, 0 };
-	workers[2] = (struct worker){ "worker_c", NULL, worker_c, 0 };
-	workers[3] = (struct worker){ "worker_d", "q\"t;x", worker_d, 0 };
+	workers[0] = (struct worker){"worker_a", "worker-a", worker_a, 0};
+	workers[1] = (struct worker){"worker_b", "worker-b", worker_b, 0};
+	workers[2] = (struct worker){"worker_c", NULL, worker_c, 0};
+	workers[3] = (struct worker){"worker_d", "q\"t;x", worker_d, 0};
 	for (i = 0; i < NWORKERS; i++) {
-		errno = pthread_create(&th[i], NULL, workers[i].start,
-				       &workers[i]);
+		errno =
+		    pthread_create(&th[i], NULL, workers[i].start, &workers[i]);
 		if (errno)
 			tracee_die("pthread_create");
 	}

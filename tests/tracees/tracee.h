@@ -18,7 +18,7 @@
 
 /* Include this first: the tracees use GNU extensions (pthread_setname_np). */
 #ifndef _GNU_SOURCE
-# define _GNU_SOURCE 1
+#define _GNU_SOURCE 1
 #endif
 
 #include <errno.h>
@@ -35,7 +35,7 @@
 /* Exit status of a tracee that could not set itself up (not a test result). */
 #define TRACEE_EXIT_SETUP 99
 
-static TRACEE_UNUSED void
+static TRACEE_UNUSED __attribute__((format(printf, 1, 2), noreturn)) void
 tracee_die(const char *fmt, ...)
 {
 	int err = errno;
