@@ -710,10 +710,20 @@ holder_ec(struct ruby_reader *r, uint64_t owner_field, uint64_t running_ec)
 {
 	uint64_t owner;
 
+	bool saved = r->bad;
+	uint64_t ec;
+
 	if (owner_field == RUBY_LAYOUT_NONE)
 		return running_ec;
 	owner = rd64(r, owner_field);
-	return owner ? rd64(r, owner + r->L->thread_ec) : 0;
+	ec = owner ? rd64(r, owner + r->L->thread_ec) : 0;
+	if (r->bad) {
+		/* Unreadable (a snapshot that did not record it): the last
+		 * thread to run is the best answer left. */
+		r->bad = saved;
+		return running_ec;
+	}
+	return ec;
 }
 
 static int
