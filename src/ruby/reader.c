@@ -588,16 +588,20 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	stack = rd64(r, ec + L->ec_vm_stack);
 	size = rd64(r, ec + L->ec_vm_stack_size);
 	cfp = rd64(r, ec + L->ec_cfp);
-	if (r->bad || !stack || size == 0 || size > (64u << 20) || !sz ||
-	    sz % 8)
+	st->nframes = 0;
+	if (r->bad || size > (64u << 20) || !sz || sz % 8)
 		return -1;
+	/* A thread not started yet has no VM stack, or only the dummy
+	 * frame: an empty stack, not an unreadable one. */
+	if (!stack || !cfp)
+		return 0;
 	end = stack + size * 8;
-	if (cfp < stack || cfp >= end || (end - cfp) % 8)
+	if (cfp < stack || cfp > end || (end - cfp) % 8)
 		return -1;
 	n = (end - cfp) / sz;
 	/* The bottom frame is the VM's dummy: skip exactly one. */
 	if (n == 0)
-		return -1;
+		return 0;
 	n--;
 	if (n > RUBY_MAX_FRAMES)
 		n = RUBY_MAX_FRAMES;
