@@ -153,6 +153,10 @@ print_stacks(const struct ruby_stack *stacks, int n)
 
 			fputs("  ", stdout);
 			put_clean(fr->label);
+			if (!fr->path) {	/* the "[truncated]" marker */
+				putchar('\n');
+				continue;
+			}
 			fputs(" (", stdout);
 			put_clean(fr->path);
 			printf(":%d)\n", fr->line);

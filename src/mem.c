@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,7 +22,8 @@
 
 #define LINE_SHIFT 9			/* 512-byte lines */
 #define LINE_SIZE (1u << LINE_SHIFT)
-#define NLINES 128			/* 64 KiB of cache */
+#define NLINES 512			/* 256 KiB of cache */
+#define PREFETCH_MAX 256		/* lines per prefetch system call */
 
 struct line {
 	uint64_t tag;			/* line address | 1 when valid */
@@ -33,8 +35,21 @@ struct live {
 	pid_t pid;
 	uint32_t gen;			/* bumped by flush: O(1) invalidation */
 	int use_peek;			/* process_vm_readv refused (ENOSYS/EPERM) */
+	/* The lines one sampling round fetched, recorded between
+	 * mem_hot_begin() and mem_hot_end(); the next round fetches them
+	 * all in one system call (mem_prefetch_hot()). */
+	bool recording;
+	uint64_t cur[PREFETCH_MAX], hot[PREFETCH_MAX];
+	size_t ncur, nhot;
 	struct line lines[NLINES];
 };
+
+static void
+note_line(struct live *lv, uint64_t laddr)
+{
+	if (lv->recording && lv->ncur < PREFETCH_MAX)
+		lv->cur[lv->ncur++] = laddr;
+}
 
 static int
 peek_read(pid_t pid, uint64_t addr, void *buf, size_t len)
@@ -103,6 +118,7 @@ line_get(struct mem *m, uint64_t laddr)
 	}
 	l->tag = laddr | 1;
 	l->gen = lv->gen;
+	note_line(lv, laddr);
 	return l;
 }
 
@@ -142,6 +158,52 @@ live_read(struct mem *m, uint64_t addr, void *buf, size_t len)
 }
 
 static void
+live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
+{
+	struct live *lv = m->priv;
+	struct iovec local[PREFETCH_MAX], remote[PREFETCH_MAX];
+	struct line *lines[PREFETCH_MAX];
+	size_t k = 0;
+	ssize_t got;
+
+	if (lv->use_peek)
+		return;
+	for (size_t i = 0; i < n && k < PREFETCH_MAX; i++) {
+		uint64_t laddr = addrs[i] & ~(uint64_t)(LINE_SIZE - 1);
+		struct line *l = &lv->lines[(laddr >> LINE_SHIFT) % NLINES];
+		bool dup = false;
+
+		if (!addrs[i] || (l->tag == (laddr | 1) && l->gen == lv->gen))
+			continue;
+		for (size_t j = 0; j < k && !dup; j++)
+			dup = lines[j] == l;
+		if (dup)
+			continue;	/* one slot, one line per call */
+		lines[k] = l;
+		l->tag = 0;
+		local[k].iov_base = l->data;
+		local[k].iov_len = LINE_SIZE;
+		remote[k].iov_base = (void *)(uintptr_t)laddr;
+		remote[k].iov_len = LINE_SIZE;
+		k++;
+	}
+	if (k == 0)
+		return;
+	m->stats.syscalls++;
+	got = process_vm_readv(lv->pid, local, k, remote, k, 0);
+	/* The kernel stops at the first line it cannot read: those before
+	 * it are valid, the rest are left to be read on demand. */
+	for (size_t j = 0; got > 0 && j < k; j++) {
+		if ((size_t)got < LINE_SIZE)
+			break;
+		lines[j]->tag = (uintptr_t)remote[j].iov_base | 1;
+		lines[j]->gen = lv->gen;
+		note_line(lv, (uintptr_t)remote[j].iov_base);
+		got -= LINE_SIZE;
+	}
+}
+
+static void
 live_flush(struct mem *m)
 {
 	struct live *lv = m->priv;
@@ -165,6 +227,7 @@ static const struct mem_ops live_ops = {
 	.name = "live",
 	.read = live_read,
 	.flush = live_flush,
+	.prefetch = live_prefetch,
 	.destroy = live_destroy,
 };
 
@@ -226,6 +289,49 @@ mem_read_str(struct mem *m, uint64_t addr, char *buf, size_t cap)
 	}
 	buf[got] = '\0';
 	return got;
+}
+
+void
+mem_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
+{
+	if (m && m->ops->prefetch && n)
+		m->ops->prefetch(m, addrs, n);
+}
+
+void
+mem_hot_begin(struct mem *m)
+{
+	struct live *lv;
+
+	if (!m || m->ops != &live_ops)
+		return;
+	lv = m->priv;
+	lv->recording = true;
+	lv->ncur = 0;
+}
+
+void
+mem_hot_end(struct mem *m)
+{
+	struct live *lv;
+
+	if (!m || m->ops != &live_ops)
+		return;
+	lv = m->priv;
+	lv->recording = false;
+	memcpy(lv->hot, lv->cur, lv->ncur * sizeof(*lv->hot));
+	lv->nhot = lv->ncur;
+}
+
+void
+mem_prefetch_hot(struct mem *m)
+{
+	struct live *lv;
+
+	if (!m || m->ops != &live_ops)
+		return;
+	lv = m->priv;
+	live_prefetch(m, lv->hot, lv->nhot);
 }
 
 void

@@ -460,8 +460,12 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 	for (int i = st->nframes - 1; i >= 0; i--) {
 		const struct ruby_frame *f = &st->frames[i];
 
-		snprintf(text, sizeof(text), "%s (%s:%d)", f->label, f->path,
-			 s->function ? f->first_line : f->line);
+		if (!f->path)
+			snprintf(text, sizeof(text), "%s", f->label);
+		else
+			snprintf(text, sizeof(text), "%s (%s:%d)", f->label,
+				 f->path,
+				 s->function ? f->first_line : f->line);
 		frames[d++] = profile_frame(s->prof, text);
 	}
 	profile_add(s->prof, now_ns() - s->start_ns, st->tid, frames, d);
@@ -483,6 +487,12 @@ ruby_tick(struct sampler *s)
 		bool seen = false;
 
 		mem_flush(s->mem);
+		if (attempt > 0) {
+			/* Stopped: fetch what the last round read in one
+			 * go, and remember what this round reads. */
+			mem_prefetch_hot(s->mem);
+			mem_hot_begin(s->mem);
+		}
 		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
 			break;
 		for (int i = 0; i < nstopped; i++)
@@ -497,12 +507,14 @@ ruby_tick(struct sampler *s)
 			break;
 		stopped[nstopped++] = holder;
 	}
-	mem_flush(s->mem);
+	/* No flush here: the last holder check flushed, and what it read is
+	 * frozen now (or there is no holder and nothing runs Ruby). */
 	if (s->stacks_cap == 0) {
 		s->stacks_cap = 16;
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	mem_hot_end(s->mem);
 	for (int i = 0; i < nstopped; i++) {
 		struct target_thread *th = target_thread_find(s->t, stopped[i]);
 

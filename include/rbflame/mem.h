@@ -33,6 +33,9 @@ struct mem_ops {
 	int (*read)(struct mem *m, uint64_t addr, void *buf, size_t len);
 	/* Forget cached contents: the target ran since the last read. */
 	void (*flush)(struct mem *m);
+	/* Optional: fetch the memory around n addresses in as few system
+	 * calls as possible, so that the reads that follow hit a cache. */
+	void (*prefetch)(struct mem *m, const uint64_t *addrs, size_t n);
 	void (*destroy)(struct mem *m);
 };
 
@@ -54,6 +57,21 @@ int mem_read_u64(struct mem *m, uint64_t addr, uint64_t *out);
  * terminated). Returns its length, or -1 when nothing could be read.
  */
 ssize_t mem_read_str(struct mem *m, uint64_t addr, char *buf, size_t cap);
+/**
+ * Hints that the bytes around each of addrs[0..n) will be read soon: the
+ * live backend fetches them all with one process_vm_readv of many
+ * vectors. Never fails; a backend without a cache ignores it.
+ */
+void mem_prefetch(struct mem *m, const uint64_t *addrs, size_t n);
+/**
+ * A sampling round reads much the same memory each time: the lines the
+ * live backend fetches between mem_hot_begin() and mem_hot_end() are
+ * remembered, and mem_prefetch_hot() fetches them all at once at the
+ * start of the next round. Other backends ignore these.
+ */
+void mem_hot_begin(struct mem *m);
+void mem_hot_end(struct mem *m);
+void mem_prefetch_hot(struct mem *m);
 /** Invalidates cached contents; call whenever the target may have run. */
 void mem_flush(struct mem *m);
 /** Frees m (NULL is fine). */

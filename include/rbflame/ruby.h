@@ -51,9 +51,11 @@ int ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 /** One frame, innermost first in a stack. Strings are owned by the reader. */
 struct ruby_frame {
 	const char *label;	/* "A#m", "block in A#m", "Integer#times" */
-	const char *path;	/* absolute path; the caller's for C frames */
+	const char *path;	/* absolute path; the caller's for C frames;
+				 * NULL for the "[truncated]" marker root */
 	int line;		/* line executing; the caller's for C frames */
-	int first_line;		/* the method's first line (0 for C frames) */
+	int first_line;		/* the method's first line (the caller's for
+				 * C frames) */
 	bool cfunc;
 };
 

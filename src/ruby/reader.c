@@ -420,6 +420,10 @@ iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
 	type = rd32(r, body + L->body_type);
 	lineno = rd64(r, body + L->body_first_lineno);
 	f->first_line = (int)(L->first_lineno_fixnum ? lineno >> 1 : lineno);
+	/* <main> and <top (required)> record first line 0; their code starts
+	 * at line 1. */
+	if (f->first_line < 1)
+		f->first_line = 1;
 	f->line = ruby_line_of(r->mem, L, body, pc);
 	if (f->line < 0)
 		f->line = f->first_line;
@@ -574,6 +578,46 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	return 0;
 }
 
+/* Fetches what the frame loop will read, a few system calls for the
+ * whole stack instead of a few per frame: the iseq objects, then their
+ * bodies, and the method entries of C frames (their eps are in the
+ * values read with the stack). */
+static void
+prefetch_frames(struct ruby_reader *r, uint64_t n)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t sz = L->sizeof_control_frame;
+	uint64_t addrs[RUBY_MAX_FRAMES];
+	size_t k = 0, j = 0;
+
+	addrs[0] = 0;
+
+	for (uint64_t i = 0; i < n && k < RUBY_MAX_FRAMES; i++) {
+		const uint64_t *f = r->cfps + i * sz / 8;
+		uint64_t iseq = f[L->cfp_iseq / 8], pc = f[L->cfp_pc / 8];
+		uint64_t ep = f[L->cfp_ep / 8];
+
+		if (iseq && pc && !special(L, iseq))
+			addrs[k++] = iseq;
+		else if (ep)
+			addrs[k++] = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
+	}
+	r->bad = false;
+	mem_prefetch(r->mem, addrs, k);
+	/* Second round: the bodies of the iseqs (now in the cache). */
+	for (size_t i = 0; i < k; i++) {
+		uint64_t body;
+
+		if (special(L, addrs[i]))
+			continue;
+		body = rd64(r, addrs[i] + L->iseq_body);
+		if (!r->bad && body && !(body & 7))
+			addrs[j++] = body;
+		r->bad = false;
+	}
+	mem_prefetch(r->mem, addrs, j);
+}
+
 /* Reads the frames of execution context ec into st. */
 static int
 read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
@@ -582,7 +626,8 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	uint64_t stack, size, cfp, end, n, sz = L->sizeof_control_frame;
 	uint64_t words;
 	const char *path = NULL;
-	int line = 0;
+	int line = 0, first = 0;
+	bool truncated;
 
 	r->bad = false;
 	stack = rd64(r, ec + L->ec_vm_stack);
@@ -603,8 +648,11 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	if (n == 0)
 		return 0;
 	n--;
-	if (n > RUBY_MAX_FRAMES)
-		n = RUBY_MAX_FRAMES;
+	/* Deeper than we keep: the frames nearest the leaf, under a marker
+	 * root, so a flamegraph does not show a false root. */
+	truncated = n > RUBY_MAX_FRAMES - 1;
+	if (truncated)
+		n = RUBY_MAX_FRAMES - 1;
 	words = n * sz / 8;
 	r->cfps = xgrowarray(r->cfps, &r->cfps_cap, words ? words : 1,
 			     sizeof(*r->cfps));
@@ -631,6 +679,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		}
 	}
 
+	prefetch_frames(r, n);
 	st->nframes = 0;
 	for (uint64_t i = 0; i < n; i++) {
 		const uint64_t *f = r->cfps + i * sz / 8;
@@ -671,11 +720,20 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		if (f->cfunc) {
 			f->path = path ? path : keep(r, "(unknown)");
 			f->line = line;
-			f->first_line = line;
+			f->first_line = first;
 		} else {
 			path = f->path;
 			line = f->line;
+			first = f->first_line;
 		}
+	}
+	if (truncated) {
+		struct ruby_frame *f = &st->frames[st->nframes++];
+
+		f->label = keep(r, "[truncated]");
+		f->path = NULL;
+		f->line = f->first_line = 0;
+		f->cfunc = false;
 	}
 	return 0;
 }

@@ -20,6 +20,7 @@
 # Nothing else is a pattern: a stack matches only if equal, character for
 # character.
 
+: "${top_srcdir:?source ../e2e/lib.sh first}"
 RUBY=${RUBY:-ruby}
 command -v "$RUBY" >/dev/null 2>&1 ||
 	skip_or_fail "Ruby interpreter not found: $RUBY (scripts/deps installs it)"
@@ -69,11 +70,6 @@ start_fixture() {
 	wait_line "$T/$tag.log" '^ready$' 20 "$TPID"
 }
 
-# line_of FILE MARK: the line of fixture FILE marked 'LINE-MARK: MARK'.
-line_of() {
-	expand_stack "x {$1:$2}" | sed 's/.*://; s/)$//'
-}
-
 # expand_stack SPEC: the exact stack SPEC describes (see the top).
 expand_stack() {
 	SPEC=$1 FIXTURES=$FIXTURES FX=${FX:-} perl -e '
@@ -81,6 +77,7 @@ expand_stack() {
 		sub line_of {
 			my ($file, $mark) = @_;
 			return $mark if $mark =~ /^\d+$/;
+			return $lines{"$file:$mark"} if $lines{"$file:$mark"};
 			my $path = "$ENV{FIXTURES}/$file";
 			my @hits;
 			open(my $fh, "<", $path) or die "open $path: $!\n";
@@ -89,7 +86,7 @@ expand_stack() {
 			}
 			die "marker \"$mark\" found " . scalar(@hits) .
 			    " times in $file, want once\n" if @hits != 1;
-			return $hits[0];
+			return $lines{"$file:$mark"} = $hits[0];
 		}
 		my $s = $ENV{SPEC};
 		$s =~ s{\{(?:([^{}:]+):)?([^{}:]+)\}}{
@@ -143,21 +140,22 @@ leaf_of() {
 # MINPCT percent of the samples (of the stacks starting with PREFIX).
 # Prints the figures either way.
 assert_stacks() {
-	local folded=$1 min=$2 what=$3 prefix= counts sum=0 total i pct
-	local -a n
+	local folded=$1 min=$2 what=$3 prefix='' counts sum=0 total i pct s
+	local -a cnt
 	shift 3
 	if [ "${1:-}" = --within ]; then
 		prefix=$2
 		shift 2
 	fi
+	local -a st=("$@")
 	counts=$(stack_counts "$folded" "$prefix" "$@") ||
 		fail "$what: cannot read $folded"
-	read -r -a n <<<"$counts"
-	total=${n[$#]}
+	read -r -a cnt <<<"$counts"
+	total=${cnt[$#]}
 	[ "$total" -gt 0 ] ||
 		fail "$what: no samples${prefix:+ starting with $prefix}"
 	for ((i = 0; i < $#; i++)); do
-		sum=$((sum + n[i]))
+		sum=$((sum + cnt[i]))
 	done
 	pct=$(perl -e 'printf "%.1f", 100 * $ARGV[0] / $ARGV[1]' "$sum" "$total")
 	if [ $# = 1 ]; then
@@ -168,9 +166,9 @@ assert_stacks() {
 			"(need >= $min%, each > 0)"
 	fi
 	for ((i = 0; i < $#; i++)); do
-		local s=${@:i+1:1}
-		[ $# = 1 ] || say "  $what: ${n[i]} ...;$(leaf_of "$s")"
-		if [ "${n[i]}" = 0 ]; then
+		s=${st[i]}
+		[ $# = 1 ] || say "  $what: ${cnt[i]} ...;$(leaf_of "$s")"
+		if [ "${cnt[i]}" = 0 ]; then
 			echo "expected stack (no sample): $s" >&2
 			echo "heaviest stacks:" >&2
 			top_stacks "$folded" 8 >&2
@@ -179,7 +177,7 @@ assert_stacks() {
 	done
 	if ! perl -e 'exit !($ARGV[0] >= $ARGV[1])' "$pct" "$min"; then
 		for ((i = 0; i < $#; i++)); do
-			echo "expected: ${@:i+1:1}" >&2
+			echo "expected: ${st[i]}" >&2
 		done
 		echo "heaviest stacks:" >&2
 		top_stacks "$folded" 8 >&2
@@ -188,9 +186,9 @@ assert_stacks() {
 }
 
 # check_dump FILE: FILE is 'rbflame dump' output: blocks separated by one
-# blank line, each a header 'thread TID "NAME"' (plus ' gvl') then one or
-# more frames '  LABEL (PATH:LINE)'; at most one thread holds the GVL.
-# Prints "N threads".
+# blank line, each a header 'thread TID "NAME"' (plus ' gvl') then its
+# frames '  LABEL (PATH:LINE)' (none for a thread that has not run Ruby
+# code yet); at most one thread holds the GVL. Prints "N threads".
 check_dump() {
 	perl -e '
 		my $file = $ARGV[0];
@@ -199,7 +197,7 @@ check_dump() {
 		die "empty dump\n" if !@l;
 		die "no newline at end\n" if $l[-1] !~ /\n\z/;
 		chomp @l;
-		my ($threads, $gvl, $frames, $state) = (0, 0, 0, "start");
+		my ($threads, $gvl, $state) = (0, 0, "start");
 		for my $i (0 .. $#l) {
 			my $x = $l[$i];
 			my $at = "line " . ($i + 1) . ": [$x]";
@@ -208,22 +206,21 @@ check_dump() {
 				    if $state ne "start" && $state ne "blank";
 				$threads++;
 				$gvl++ if $1;
-				$frames = 0;
 				$state = "header";
 			} elsif ($x =~ /^  \S.* \(.+:\d+\)$/) {
 				die "$at: frame outside a thread block\n"
 				    if $state ne "header" && $state ne "frame";
 				$state = "frame";
 			} elsif ($x eq "") {
-				die "$at: blank line not after a frame\n"
-				    if $state ne "frame";
+				die "$at: blank line not after a thread\n"
+				    if $state ne "frame" && $state ne "header";
 				$state = "blank";
 			} else {
 				die "$at: neither header, frame nor blank\n";
 			}
 		}
-		die "ends with a thread without frames or a blank line\n"
-		    if $state ne "frame";
+		die "ends with a blank line\n"
+		    if $state ne "frame" && $state ne "header";
 		die "$gvl threads hold the GVL\n" if $gvl > 1;
 		print "$threads threads", ($gvl ? ", one holds the GVL" : ""), "\n";
 	' "$1"
@@ -242,4 +239,128 @@ dump_block() {
 			print $b;
 		}
 	' "$1" "$2"
+}
+
+# check_frames FOLDED KNOWN: nothing impossible in a Ruby profile. KNOWN
+# is what ranges.rb prints (LABEL, PATH, FIRST, LAST per line) for the
+# program's files; the methods Ruby itself defines in Ruby (Float#-@ and
+# GC.start in <internal:numeric>, <internal:gc>) are added by asking the
+# interpreter (ranges.rb -m). A leading 'thread TID "NAME"' frame is set
+# aside; stacks rooted in Ruby's start-up (<internal:gem_prelude>, ...)
+# are counted and skipped. In every other stack each frame is
+# 'LABEL (PATH:LINE)' and either
+#   - LABEL is known and LINE lies in one of its spans, in its file, or
+#   - LABEL has the shape of a C function (Owner#name, Owner.name,
+#     A::B#name, name an identifier or an operator such as + or []=) and
+#     PATH:LINE is its caller's (the frame above): a known frame's, or a
+#     real line of an existing file;
+# the first frame is a known one and <main> appears nowhere else. Prints
+# the figures; on failure the first bad frames on stderr, returns 1.
+check_frames() {
+	local known=$T/check_frames.known m
+	local -a ms=()
+	cp "$2" "$known"
+	# Methods written in Ruby inside the interpreter, as the profile
+	# names them (blocks in them count as the method).
+	while read -r m; do
+		ms+=(-m "$m")
+	done < <(perl -ne '
+		chomp;
+		s/ \d+$//;
+		s/^thread \d+ "(?:[^"\\]|\\.)*"(?:;|$)//;
+		next if /^<internal:/;
+		for (split /;/) {
+			print "$1\n" if /^(?:block (?:\(\d+ levels\) )?in )?([A-Z]\S*[#.]\S+) \(<internal:[^>]+>:\d+\)$/;
+		}
+	' "$1" | sort -u)
+	if [ ${#ms[@]} -gt 0 ]; then
+		"$RUBY" "$top_srcdir/tests/ruby/ranges.rb" "${ms[@]}" >>"$known" ||
+			return 1
+	fi
+	perl -e '
+	my ($folded, $known) = @ARGV;
+	my %known;	# label -> [[path, first, last], ...]
+	open(my $k, "<", $known) or die "open $known: $!\n";
+	while (<$k>) {
+		chomp;
+		my ($label, $path, $first, $last) = split /\t/;
+		push @{$known{$label}}, [$path, $first, $last];
+	}
+	# Ruby operator methods (String#+ is a real call in 3.1: Ruby\x27s
+	# own backtraces show it).
+	my $op = qr{\[\]=?|[-+]@|\*\*|<=>|===?|=~|!=|![~]?|<<|>>|<=|>=|[-+*/%<>&|^~]};
+	my $cfunc = qr/^[A-Z]\w*(?:::[A-Z]\w*)*[#.](?:[A-Za-z_]\w*[?!=]?|$op)$/;
+	my (%nlines, %seen, @err, $samples, $frames, $startup);
+	sub nlines {
+		my ($p) = @_;
+		return $nlines{$p} if exists $nlines{$p};
+		my $n;
+		if (open(my $f, "<", $p)) { $n = 0; $n++ while <$f>; }
+		return $nlines{$p} = $n;
+	}
+	open(my $fh, "<", $folded) or die "open $folded: $!\n";
+	while (my $line = <$fh>) {
+		chomp $line;
+		my ($stack, $n) = $line =~ /^(.*) (\d+)$/ or next;
+		$samples += $n;
+		$stack =~ s/^thread \d+ "(?:[^"\\]|\\.)*"(?:;|$)//;
+		if ($stack =~ /^<internal:/) {
+			$startup += $n;
+			next;
+		}
+		my @f = split /;/, $stack;
+		push @err, "no Ruby frame\n  in $line" if !@f;
+		my ($ppath, $pline);
+		for my $i (0 .. $#f) {
+			$frames += $n;
+			my $why;
+			my ($label, $path, $l) =
+			    $f[$i] =~ /^(.+) \(([^()]+):(\d+)\)$/;
+			if (!defined $label) {
+				$why = "not LABEL (PATH:LINE)";
+			} elsif ($i == 0 && !$known{$label}) {
+				$why = "the root is not a known frame";
+			} elsif ($i > 0 && $label eq "<main>") {
+				$why = "<main> below the root";
+			} elsif ($known{$label}) {
+				my $ok = grep {
+					$_->[0] eq $path && $l >= $_->[1] &&
+					    $l <= $_->[2]
+				} @{$known{$label}};
+				$why = "line $l outside $label (at " . join(", ",
+				    map { "$_->[0]:$_->[1]-$_->[2]" }
+				    @{$known{$label}}) . ")" if !$ok;
+				$seen{$label} += $n if $ok;
+			} elsif ($label =~ $cfunc) {
+				my $max = $path =~ m{^/} ? nlines($path) : undef;
+				if ("$path:$l" ne "$ppath:$pline") {
+					$why = "C function not at its caller\x27s " .
+					    "line ($ppath:$pline)";
+				} elsif ($path =~ m{^/} && !defined $max) {
+					$why = "no such file $path";
+				} elsif (defined $max && ($l < 1 || $l > $max)) {
+					$why = "line $l of a $max-line file";
+				} elsif ($path !~ m{^/|^<internal:[^>]+>$}) {
+					$why = "neither an absolute path nor " .
+					    "<internal:...>";
+				}
+				$seen{"C functions"} += $n if !$why;
+			} else {
+				$why = "unknown label (neither a known frame " .
+				    "nor a C function\x27s)";
+			}
+			push @err, "frame $i [$f[$i]]: $why\n  in $line" if $why;
+			($ppath, $pline) = ($path, $l);
+		}
+	}
+	if (@err) {
+		print STDERR "$_\n" for @err[0 .. ($#err > 9 ? 9 : $#err)];
+		printf STDERR "%d bad frames\n", scalar @err;
+		exit 1;
+	}
+	printf "%d samples (%d in start-up, skipped), %d frames checked; " .
+	    "samples per frame: %s\n", $samples, $startup // 0, $frames,
+	    join(", ", map { "$_ $seen{$_}" }
+	    sort { $seen{$b} <=> $seen{$a} || $a cmp $b } keys %seen);
+	' "$1" "$known"
 }

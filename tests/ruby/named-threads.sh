@@ -36,10 +36,11 @@ assert_share "$T/thr.folded" '^thread [0-9]+ "[^"]*";' 100 \
 	"--threads: stacks rooted at thread TID \"NAME\""
 
 # Every root names a real task of the process.
-for root in $(sed -n 's/^thread \([0-9]*\) .*/\1/p' "$T/thr.folded" | sort -u); do
+sed -n 's/^thread \([0-9]*\) .*/\1/p' "$T/thr.folded" | sort -u >"$T/roots"
+while read -r root; do
 	[ -d "/proc/$pid/task/$root" ] ||
 		fail "root 'thread $root': no task $root in /proc/$pid/task"
-done
+done <"$T/roots"
 
 # check_thread NAME SPEC: thread NAME's samples: >= 95% in its exact stack.
 check_thread() {

@@ -15,7 +15,8 @@
 #
 # -m CONST.name or CONST#name: a method of the running interpreter (e.g.
 # GC.start, written in Ruby in <internal:gc>); its span comes from its
-# instruction sequence's code_location.
+# instruction sequence's code_location, and its blocks (up to 4 levels)
+# get the same span.
 #
 # Limits: blocks count levels inside one method as Ruby does, but a
 # define_method body is labelled by its method, not as "block in
@@ -50,11 +51,15 @@ def walk(node, path, nesting, owner, depth)
     puts [label, path, node.first_lineno, node.last_lineno].join("\t")
     node.children.each { |c| walk(c, path, nesting, label, 0) }
     return
-  when :ITER
+  when :ITER, :LAMBDA
     d = depth + 1
     label = d == 1 ? "block in #{owner}" : "block (#{d} levels) in #{owner}"
     puts [label, path, node.first_lineno, node.last_lineno].join("\t")
-    node.children.each_with_index { |c, i| walk(c, path, nesting, owner, i == 1 ? d : depth) }
+    # ITER: [the call, the block]; LAMBDA: [the block]
+    body = node.type == :ITER ? 1 : 0
+    node.children.each_with_index do |c, i|
+      walk(c, path, nesting, owner, i == body ? d : depth)
+    end
     return
   end
   node.children.each { |c| walk(c, path, nesting, owner, depth) }
@@ -78,7 +83,10 @@ methods.each do |spec|
   iseq = RubyVM::InstructionSequence.of(meth) or
     abort "ranges.rb: #{spec} is not written in Ruby"
   loc = iseq.to_a[4][:code_location]
-  puts [spec, iseq.path, loc[0], loc[2]].join("\t")
+  # Its blocks lie inside its span.
+  [spec, "block in #{spec}", *(2..4).map { |n| "block (#{n} levels) in #{spec}" }].each do |label|
+    puts [label, iseq.path, loc[0], loc[2]].join("\t")
+  end
 end
 
 files.each_with_index do |path, i|
