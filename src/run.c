@@ -286,9 +286,12 @@ run_profile(const struct options *o)
 		perror_msg("cannot write the profile to %s", o->output);
 		code = fail;
 	}
-	if (c.prof->stats.samples == 0)
-		notice_msg("no samples were collected (the target exited or was idle before the first tick)");
-	summary(&c);
+	/* After a fatal error with nothing collected, its line says it all. */
+	if (!c.fatal_msg[0] || c.prof->stats.samples) {
+		if (c.prof->stats.samples == 0)
+			notice_msg("no samples were collected (the target exited or was idle before the first tick)");
+		summary(&c);
+	}
 
 	if (o->command) {
 		/* The command runs on in the foreground: wait for it, so

@@ -1,0 +1,58 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# Finding the VM without help, and refusing what cannot be read.
+# - Debian's 3.3 and 3.4 export no ruby_current_vm_ptr: rbflame then
+#   searches libruby's data for the VM. RBFLAME_NO_VM_EXPORT=1 makes it
+#   ignore the export on this 3.1, so the search runs here for real: the
+#   profile must be the same exact stack, and the VM found the same.
+# - A Ruby version without a layout (RBFLAME_NO_LAYOUT hides 3.1) is one
+#   error line naming the version found and the versions supported, exit
+#   1, target untouched; never garbage frames.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib-ruby.sh"
+require_ruby_c_iterators
+
+FX=geometry.rb
+want=$(expand_stack '<main> {main-area};Geometry::Shape#area {area}')
+start_fixture area "$FX" area
+
+# The VM from the export, then from the search: the same address.
+RBFLAME_DEBUG=1 run_rbflame export 30 -p "$TPID" -s 0.3 -r 100 \
+	-o "$T/export.folded"
+expect_rc 0 "rbflame -p PID (ruby_current_vm_ptr exported)"
+vm_export=$(sed -n 's/.*: vm \(0x[0-9a-f]*\) (exported).*/\1/p' "$T/export.err")
+[ -n "$vm_export" ] || fail "export: no 'vm ADDR (exported)' debug line"
+
+RBFLAME_NO_VM_EXPORT=1 RBFLAME_DEBUG=1 run_rbflame search 30 -p "$TPID" \
+	-s 2 -r 200 -o "$T/search.folded"
+expect_rc 0 "RBFLAME_NO_VM_EXPORT=1 rbflame -p PID -s 2 -r 200"
+vm_search=$(sed -n 's/.*: vm \(0x[0-9a-f]*\) (found by search).*/\1/p' \
+	"$T/search.err")
+[ -n "$vm_search" ] || {
+	cat "$T/search.err" >&2
+	fail "search: no 'vm ADDR (found by search)' debug line"
+}
+[ "$vm_search" = "$vm_export" ] ||
+	fail "search found vm $vm_search, the export says $vm_export"
+say "search: found vm $vm_search, the same as ruby_current_vm_ptr"
+assert_collapsed "$T/search.folded" "search"
+assert_stacks "$T/search.folded" 95 "search/area" "$want"
+
+# No layout for the version: one line, exit 1, target untouched.
+RBFLAME_NO_LAYOUT=$RUBY_VERSION run_rbflame nolayout 30 -p "$TPID" -s 1 \
+	-o "$T/nolayout.folded"
+expect_rc 1 "RBFLAME_NO_LAYOUT=$RUBY_VERSION rbflame -p PID"
+assert_error_line "$T/nolayout.err" "no layout"
+grep -q "Ruby $RUBY_VERSION" "$T/nolayout.err" ||
+	fail "no layout: the error does not name Ruby $RUBY_VERSION: $(cat "$T/nolayout.err")"
+grep -q "supported: " "$T/nolayout.err" ||
+	fail "no layout: the error does not say what is supported"
+[ ! -s "$T/nolayout.folded" ] ||
+	fail "no layout: frames written: $(head -n 1 "$T/nolayout.folded")"
+say "no layout: $(head -n 1 "$T/nolayout.err")"
+wait_untraced "$TPID" 2
+assert_running "$TPID" 1 0
+kill_tracee "$TPID"
