@@ -37,6 +37,8 @@ const char options_help[] =
 "  -r, --rate HZ          samples per second (default 99, at most 10000);\n"
 "                         each interval is jittered so sampling never\n"
 "                         runs in lockstep with the target's timers\n"
+"      --mode MODE        wall (default): every Ruby thread in every tick,\n"
+"                         whatever it is doing; cpu: only threads on a CPU\n"
 "\n"
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout)\n"
@@ -62,6 +64,7 @@ const char options_help[] =
 enum {
 	OPT_THREADS = 0x100,
 	OPT_FUNCTION,
+	OPT_MODE,
 	OPT_DEBUG,
 };
 
@@ -73,6 +76,7 @@ static const struct option long_options[] = {
 	{ "format", required_argument, NULL, 'f' },
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "function", no_argument, NULL, OPT_FUNCTION },
+	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -166,6 +170,16 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 			break;
 		case OPT_FUNCTION:
 			o->function = true;
+			break;
+		case OPT_MODE:
+			if (!strcmp(optarg, "wall"))
+				o->cpu = false;
+			else if (!strcmp(optarg, "cpu"))
+				o->cpu = true;
+			else
+				return fail(err, errlen,
+					    "unknown mode '%s': choose wall or cpu",
+					    optarg);
 			break;
 		case 'q':
 			o->quiet = true;

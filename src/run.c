@@ -136,7 +136,7 @@ tracer_main(void *arg)
 		return NULL;
 	}
 	c->pid = t.pid;
-	if (sampler_init(&s, &t, c->prof, o->threads, o->function,
+	if (sampler_init(&s, &t, c->prof, o->threads, o->function, o->cpu,
 			 now_ns()) == 0) {
 		sampler_ok = true;
 		sample_loop(c, &t, &s);

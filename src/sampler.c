@@ -164,13 +164,14 @@ teardown_process(struct sampler *s)
 
 int
 sampler_init(struct sampler *s, struct target *t, struct profile *prof,
-	     bool threads, bool function, uint64_t start_ns)
+	     bool threads, bool function, bool cpu, uint64_t start_ns)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	s->prof = prof;
 	s->threads = threads;
 	s->function = function;
+	s->cpu = cpu;
 	s->start_ns = start_ns;
 	s->names = ip_cache_create();
 	t->thread_gone = thread_gone;
@@ -296,6 +297,9 @@ sample_thread(struct sampler *s, struct target_thread *th, pid_t tid)
 	if (th->syscall_fd >= 0)
 		proc_syscall_read_fd(th->syscall_fd, &sc);
 
+	/* cpu mode: a thread asleep in a syscall is off the CPU. */
+	if (s->cpu && (sc.kind == PSC_BLOCKED || sc.kind == PSC_USER))
+		return 0;
 	if (sc.kind == PSC_BLOCKED) {
 		h = probe_hash(s, sc.sp, &hashed);
 		if (hashed && tp->cached && same_block(&tp->sc, &sc) &&
@@ -439,11 +443,15 @@ probe_ruby(struct sampler *s)
 	}
 }
 
-/* Records one Ruby stack (innermost first in st) as a sample. */
+/* Records one Ruby stack (innermost first in st) as a sample, with the
+ * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
+ * mode, a thread off the CPU is not sampled. */
 static void
 record_ruby(struct sampler *s, const struct ruby_stack *st)
 {
-	uint32_t frames[RUBY_MAX_FRAMES + 1];
+	uint32_t frames[RUBY_MAX_FRAMES + 4];
+	const char *state[2] = { NULL, NULL };
+	char kstate = 'R';
 	char text[8192];
 	size_t d = 0;
 
@@ -457,6 +465,35 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 		thread_root_text(root, sizeof(root), st->tid, name);
 		frames[d++] = profile_frame(s->prof, root);
 	}
+	switch (st->state) {
+	case RUBY_STATE_GC_MARKING:
+		state[0] = "(garbage collection)";
+		state[1] = "(marking)";
+		break;
+	case RUBY_STATE_GC_SWEEPING:
+		state[0] = "(garbage collection)";
+		state[1] = "(sweeping)";
+		break;
+	case RUBY_STATE_GC:
+		state[0] = "(garbage collection)";
+		break;
+	case RUBY_STATE_WAITING_GVL:
+		state[0] = "(waiting for GVL)";
+		kstate = 'S';
+		break;
+	case RUBY_STATE_NO_GVL:
+		/* Sleeping in the kernel: blocked; on a CPU: a C extension
+		 * working without the GVL. */
+		if (proc_thread_state(s->t->pid, st->tid, &kstate) < 0)
+			kstate = 'S';
+		state[0] = kstate == 'R' ? "(running without GVL)"
+					 : "(blocked)";
+		break;
+	default:
+		break;
+	}
+	if (s->cpu && kstate != 'R')
+		return;
 	for (int i = st->nframes - 1; i >= 0; i--) {
 		const struct ruby_frame *f = &st->frames[i];
 
@@ -468,6 +505,8 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 				 s->function ? f->first_line : f->line);
 		frames[d++] = profile_frame(s->prof, text);
 	}
+	for (int i = 0; i < 2 && state[i]; i++)
+		frames[d++] = profile_frame(s->prof, state[i]);
 	profile_add(s->prof, now_ns() - s->start_ns, st->tid, frames, d);
 }
 

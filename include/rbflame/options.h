@@ -23,6 +23,7 @@ struct options {
 	const char *format;	/* -f */
 	bool threads;		/* --threads */
 	bool function;		/* --function: Ruby frames by method */
+	bool cpu;		/* --mode cpu: only threads on a CPU */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

@@ -59,12 +59,25 @@ struct ruby_frame {
 	bool cfunc;
 };
 
+/* Why a thread is where it is, as far as the VM can tell. */
+enum ruby_state {
+	RUBY_STATE_RUNNING,	/* holds the GVL, runs Ruby or C code */
+	RUBY_STATE_GC_MARKING,	/* holds the GVL, the GC is marking */
+	RUBY_STATE_GC_SWEEPING,	/* holds the GVL, the GC is sweeping */
+	RUBY_STATE_GC,		/* holds the GVL, in GC (compacting, other) */
+	RUBY_STATE_WAITING_GVL,	/* runnable, waiting for the GVL */
+	RUBY_STATE_NO_GVL,	/* released the GVL: sleep, IO, mutex, queue,
+				 * or a C extension's work without the GVL
+				 * (the kernel's state tells these apart) */
+};
+
 struct ruby_stack {
 	uint64_t thread;	/* rb_thread_t * */
 	pid_t tid;		/* kernel thread id, 0 if unknown */
 	char name[64];		/* Thread#name, "main" for the main thread */
 	bool gvl;		/* this thread holds the GVL */
 	int status;		/* the VM's thread status value */
+	enum ruby_state state;
 	int nframes;
 	struct ruby_frame frames[RUBY_MAX_FRAMES];
 };

@@ -41,6 +41,7 @@ struct sampler {
 	struct ip_cache *names;	/* ip -> frame id */
 	bool threads;		/* root stacks at their thread */
 	bool function;		/* Ruby frames at the method's first line */
+	bool cpu;		/* only threads on a CPU */
 	uint64_t start_ns;
 	uint64_t tick;
 	enum sampler_mode mode;
@@ -55,7 +56,7 @@ struct sampler {
 
 /** Sets up memory, symbols and unwinding for t's process. */
 int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
-		 bool threads, bool function, uint64_t start_ns);
+		 bool threads, bool function, bool cpu, uint64_t start_ns);
 /** Samples every thread once. */
 void sampler_tick(struct sampler *s);
 void sampler_fini(struct sampler *s);

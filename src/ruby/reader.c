@@ -872,16 +872,42 @@ ruby_gvl_holder(struct ruby_reader *r, pid_t *tid)
 	return r->bad ? -1 : 0;
 }
 
+/* What the GVL holder is doing as far as the GC goes. */
+static enum ruby_state
+gc_state(struct ruby_reader *r)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t os, mode;
+
+	if (L->vm_objspace == RUBY_LAYOUT_NONE ||
+	    L->objspace_during_gc_bit == RUBY_LAYOUT_NONE)
+		return RUBY_STATE_RUNNING;
+	os = rd64(r, r->vm.vm + L->vm_objspace);
+	if (r->bad || !os || !bits(r, os, L->objspace_during_gc_bit, 1)) {
+		r->bad = false;
+		return RUBY_STATE_RUNNING;
+	}
+	mode = bits(r, os, L->objspace_mode_bit, L->objspace_mode_width);
+	r->bad = false;
+	if (mode == L->gc_mode_marking)
+		return RUBY_STATE_GC_MARKING;
+	if (mode == L->gc_mode_sweeping)
+		return RUBY_STATE_GC_SWEEPING;
+	return RUBY_STATE_GC;
+}
+
 int
 ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 {
 	const struct ruby_layout *L = r->L;
 	struct thread_list tl;
+	enum ruby_state gc;
 	uint64_t node;
 	int n = 0;
 
 	if (thread_list(r, &tl) < 0)
 		return -1;
+	gc = gc_state(r);
 	node = rd64(r, tl.head + L->list_node_next);
 	for (int guard = 0; node && node != tl.head && n < max &&
 			    guard < RUBY_MAX_THREADS;
@@ -902,6 +928,12 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 			snprintf(st->name, sizeof(st->name), "%s",
 				 th == tl.main_thread ? "main" : "");
 		st->gvl = ec && ec == tl.running_ec;
+		if (st->gvl)
+			st->state = gc;
+		else if ((uint32_t)st->status == L->thread_runnable)
+			st->state = RUBY_STATE_WAITING_GVL;
+		else
+			st->state = RUBY_STATE_NO_GVL;
 		if (r->bad || !ec || read_frames(r, ec, st) < 0) {
 			st->nframes = -1;
 			r->stats.bad_stacks++;

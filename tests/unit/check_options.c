@@ -93,6 +93,12 @@ START_TEST(test_errors)
 	ck_assert_int_eq(PARSE("-p"), OPTIONS_ERROR);
 	ck_assert(strstr(err, "argument") != NULL);
 	ck_assert_int_eq(PARSE("-p", "1", "--", "ls"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "1", "--mode", "cpu"), OPTIONS_OK);
+	ck_assert(o.cpu);
+	ck_assert_int_eq(PARSE("-p", "1", "--mode", "wall"), OPTIONS_OK);
+	ck_assert(!o.cpu);
+	ck_assert_int_eq(PARSE("-p", "1", "--mode", "idle"), OPTIONS_ERROR);
+	ck_assert(strstr(err, "wall or cpu") != NULL);
 	ck_assert_int_eq(PARSE("-q"), OPTIONS_ERROR);
 	ck_assert(strstr(err, "nothing to profile") != NULL);
 }
