@@ -94,7 +94,7 @@ labels anon anon \
 
 FX=cfuncs.rb
 labels sleep sleep \
-	'<main> {main-sleep};Object#nap {nap};Kernel#sleep {nap}'
+	'<main> {main-sleep};Object#nap {nap};Kernel#sleep {nap};(blocked)'
 labels sort sort \
 	'<main> {main-sort};Object#crunch {crunch};Array#sort {crunch}' \
 	'<main> {main-sort};Object#crunch {crunch}'

@@ -125,7 +125,7 @@ for n in main w-alpha w-bravo w-charlie w-delta w-echo; do
 	within="thread $tid \"$n\";"
 	if [ "$n" = main ]; then
 		root=$(expand_stack "$within<main> {main-sleep}")
-		s=$(expand_stack "$within<main> {main-sleep};Kernel#sleep {main-sleep}")
+		s=$(expand_stack "$within<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)")
 		assert_stacks "$T/threads.folded" 95 "launch/threads/main (tid $tid)" \
 			--within "$root;" "$s"
 		c=$(stack_counts "$T/threads.folded" "$root;")
@@ -135,6 +135,6 @@ for n in main w-alpha w-bravo w-charlie w-delta w-echo; do
 		w=${n#w-}
 		s=$(expand_stack "${within}block in Object#hire {hire-$w};Crew#$w {$w}")
 		assert_stacks "$T/threads.folded" 95 "launch/threads/$n (tid $tid)" \
-			--within "$within" "$s"
+			--within "$within" "$s" "$s;(waiting for GVL)"
 	fi
 done

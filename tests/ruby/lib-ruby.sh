@@ -290,6 +290,7 @@ check_frames() {
 	# own backtraces show it).
 	my $op = qr{\[\]=?|[-+]@|\*\*|<=>|===?|=~|!=|![~]?|<<|>>|<=|>=|[-+*/%<>&|^~]};
 	my $cfunc = qr/^[A-Z]\w*(?:::[A-Z]\w*)*[#.](?:[A-Za-z_]\w*[?!=]?|$op)$/;
+	my $state = qr/^\((?:garbage collection|marking|sweeping|waiting for GVL|blocked|running without GVL)\)$/;
 	my (%nlines, %seen, @err, $samples, $frames, $startup);
 	sub nlines {
 		my ($p) = @_;
@@ -309,6 +310,20 @@ check_frames() {
 			next;
 		}
 		my @f = split /;/, $stack;
+		# Thread states: leaf pseudo-frames, one or (GC) two, and only
+		# at the leaf.
+		my $states = 0;
+		while (@f && $f[-1] =~ $state) {
+			$states++;
+			my $s = pop @f;
+			push @err, "GC phase $s not under (garbage collection)\n  in $line"
+			    if $s =~ /^\((marking|sweeping)\)$/ &&
+			    !(@f && $f[-1] eq "(garbage collection)");
+		}
+		push @err, "more than two state frames\n  in $line" if $states > 2;
+		if (@f && $f[-1] eq "(garbage collection)") { pop @f; }
+		push @err, "a state frame inside the stack\n  in $line"
+		    if grep { $_ =~ $state } @f;
 		push @err, "no Ruby frame\n  in $line" if !@f;
 		my ($ppath, $pline);
 		for my $i (0 .. $#f) {

@@ -55,10 +55,17 @@ check_thread() {
 		[ "$comm" = "${name:0:15}" ] ||
 			fail "thread $name: task $tid is named '$comm'"
 	fi
-	assert_stacks "$T/thr.folded" 95 "threads/$name (tid $tid)" \
-		--within "thread $tid \"$name\";" "$s"
+	if [ "$name" = main ]; then
+		assert_stacks "$T/thr.folded" 95 "threads/$name (tid $tid)" \
+			--within "thread $tid \"$name\";" "$s"
+	else
+		# Five workers share one GVL: each runs, or waits for it.
+		assert_stacks "$T/thr.folded" 95 "threads/$name (tid $tid)" \
+			--within "thread $tid \"$name\";" "$s" \
+			"$s;(waiting for GVL)"
+	fi
 }
-check_thread main '<main> {main-sleep};Kernel#sleep {main-sleep}'
+check_thread main '<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)'
 for w in alpha bravo charlie delta echo; do
 	check_thread "w-$w" "block in Object#hire {hire-$w};Crew#$w {$w}"
 done
@@ -72,11 +79,11 @@ assert_collapsed "$T/plain.folded" "threads without --threads"
 if grep -q '^thread ' "$T/plain.folded"; then
 	fail "stacks rooted at 'thread ...' without --threads"
 fi
-s=$(expand_stack '<main> {main-sleep};Kernel#sleep {main-sleep}')
+s=$(expand_stack '<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)')
 want=("$s")
 for w in alpha bravo charlie delta echo; do
 	s=$(expand_stack "block in Object#hire {hire-$w};Crew#$w {$w}")
-	want+=("$s")
+	want+=("$s" "$s;(waiting for GVL)")
 done
 assert_stacks "$T/plain.folded" 95 "threads without --threads" "${want[@]}"
 
