@@ -355,6 +355,8 @@ meta_section(struct buf *out, const struct snapshot_meta *meta)
 	meta_pair(&b, &count, "ruby_symbols", num);
 	meta_pair(&b, &count, "ruby_vm_from_export",
 		  meta->ruby_vm_from_export ? "1" : "0");
+	snprintf(num, sizeof(num), "%u", meta->ruby_pthread_tid_off);
+	meta_pair(&b, &count, "ruby_pthread_tid_off", num);
 
 	buf_section(out, SEC_META, 4 + b.len);
 	buf_u32(out, count);
@@ -708,6 +710,9 @@ parse_meta(struct cur *c, struct snapshot_meta *meta)
 		} else if (key_is(key, klen, "ruby_vm_from_export")) {
 			rc = parse_u64(val, vlen, 1, &v);
 			meta->ruby_vm_from_export = (int)v;
+		} else if (key_is(key, klen, "ruby_pthread_tid_off")) {
+			rc = parse_u64(val, vlen, 4095, &v);
+			meta->ruby_pthread_tid_off = (uint32_t)v;
 		}
 		if (rc < 0)
 			return -1;
@@ -952,6 +957,7 @@ snapshot_meta_set_vm(struct snapshot_meta *meta, const struct ruby_vm *vm)
 	meta->ruby_vm = vm->vm;
 	meta->ruby_symbols = vm->symbols;
 	meta->ruby_vm_from_export = vm->vm_from_export;
+	meta->ruby_pthread_tid_off = vm->pthread_tid_off;
 }
 
 /* "X.Y..." into major and minor. */
@@ -988,6 +994,7 @@ snapshot_meta_get_vm(const struct snapshot_meta *meta, struct ruby_vm *vm)
 	vm->vm = meta->ruby_vm;
 	vm->symbols = meta->ruby_symbols;
 	vm->vm_from_export = meta->ruby_vm_from_export;
+	vm->pthread_tid_off = meta->ruby_pthread_tid_off;
 	if (!which[0]) {
 		errno = ENOENT;	/* not a snapshot of a Ruby process */
 		return -1;

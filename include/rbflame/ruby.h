@@ -34,6 +34,9 @@ struct ruby_vm {
 	uint64_t vm;		/* rb_vm_t * */
 	uint64_t symbols;	/* rb_symbols_t (ruby_global_symbols), 0 unknown */
 	bool vm_from_export;	/* ruby_current_vm_ptr was exported */
+	/* 2.7 keeps only the pthread_t: the kernel tid is in glibc's struct
+	 * pthread at this offset (glibc's _thread_db_pthread_tid). */
+	uint32_t pthread_tid_off;
 };
 
 /**

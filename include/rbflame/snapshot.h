@@ -46,6 +46,7 @@ struct snapshot_meta {
 	uint64_t ruby_vm;	/* rb_vm_t * */
 	uint64_t ruby_symbols;	/* ruby_global_symbols, 0 unknown */
 	int ruby_vm_from_export;
+	uint32_t ruby_pthread_tid_off;	/* 2.7: tid offset in struct pthread */
 	/* The text of /proc/PID/maps (NUL-terminated), NULL if none. */
 	char *maps;
 	/* Registers of each stopped thread; NULL when nregs is 0. */

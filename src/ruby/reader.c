@@ -753,8 +753,17 @@ thread_tid(struct ruby_reader *r, uint64_t th)
 
 		return nt ? (pid_t)rd32(r, nt + L->nt_tid) : 0;
 	}
+	case RUBY_LAYOUT_TID_PTHREAD: {
+		/* 2.7: only the pthread_t, which points at glibc's struct
+		 * pthread; the tid is inside it. */
+		uint64_t pt = rd64(r, th + L->thread_thread_id);
+
+		if (!pt || !r->vm.pthread_tid_off)
+			return 0;
+		return (pid_t)rd32(r, pt + r->vm.pthread_tid_off);
+	}
 	default:
-		return 0;	/* 2.7: only a pthread_t is kept */
+		return 0;
 	}
 }
 

@@ -287,6 +287,45 @@ find_ruby_file(pid_t pid, const struct maps *mp, uint64_t *syms)
 	return NULL;
 }
 
+#define PTHREAD_TID_OFF_DEFAULT 0x2d0	/* glibc 2.28-2.36, x86_64 */
+
+/* Where glibc keeps the kernel tid in struct pthread: its debugger
+ * descriptor _thread_db_pthread_tid = { bits, count, offset }, in
+ * libpthread (glibc < 2.34, a local symbol) or libc. */
+static uint32_t
+pthread_tid_offset(pid_t pid, const struct maps *mp, struct mem *mem,
+		   struct symtab *st)
+{
+	static const char *const name[1] = { "_thread_db_pthread_tid" };
+	char root[4096];
+
+	if (proc_root_prefix(pid, root, sizeof(root)) < 0)
+		strcpy(root, "/");
+	for (size_t i = 0; i < mp->n; i++) {
+		const char *p = mp->v[i].path, *base;
+		struct symtab_module mod;
+		uint64_t addr = 0;
+		uint32_t desc[3];
+		char *full;
+
+		if (!p || !(base = strrchr(p, '/')) ||
+		    (strncmp(base + 1, "libpthread", 10) &&
+		     strncmp(base + 1, "libc.so", 7) &&
+		     strncmp(base + 1, "libc-", 5)))
+			continue;
+		full = proc_target_path(pid, root, p);
+		if (elf_lookup_symbols(NULL, full, name, &addr, NULL, 1) == 1 &&
+		    symtab_module(st, mp->v[i].start, &mod) == 0 && mod.elf &&
+		    mem_read(mem, addr + mod.bias, desc, sizeof(desc)) == 0 &&
+		    desc[0] == 32 && desc[1] == 1 && desc[2] < 4096) {
+			free(full);
+			return desc[2];
+		}
+		free(full);
+	}
+	return PTHREAD_TID_OFF_DEFAULT;
+}
+
 int
 ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 	     struct ruby_vm *vm)
@@ -352,6 +391,8 @@ have_bias:
 	else
 		vm->symbols = scan(mem, vm->layout, rg, nrg, false,
 				   symbols_valid);
+	if (vm->layout->tid == RUBY_LAYOUT_TID_PTHREAD)
+		vm->pthread_tid_off = pthread_tid_offset(pid, &mp, mem, st);
 	debug_msg("ruby %s in %s: vm %#llx (%s), global symbols %#llx",
 		  vm->version, path, (unsigned long long)vm->vm,
 		  vm->vm_from_export ? "exported" : "found by search",

@@ -1,9 +1,512 @@
-#!/usr/bin/env bash
+#!/bin/bash
 # SPDX-License-Identifier: MIT
-# make check-matrix: the Ruby version matrix (Debian's 2.7, 3.1, 3.3, 3.4
-# and a self-built Ruby through DWARF), each profiled live.
+# Copyright (c) 2026 The rbflame authors
 #
-# The Ruby reader is not in the tree yet, so there is no version to test:
-# this tier says so instead of pretending.
-set -eu
-echo "check-matrix: no Ruby reader yet, no Ruby version to test (0 run)"
+# make check-matrix: rbflame against live processes of every Debian Ruby it
+# has a layout for, each profiled from the host:
+#
+#   2.7  bullseye                chroot (scripts/ruby-chroot 2.7)
+#   3.1  bookworm, the host's    no chroot
+#   3.3  trixie                  chroot
+#   3.4  trixie + experimental   chroot; the exact version is recorded
+#
+# The chroots are built (or reused) by scripts/ruby-chroot under
+# /var/cache/rbflame/chroots, in parallel while the host's Ruby is tested.
+# A chroot that cannot be built is a failure, never a skip: CI is root on a
+# Debian with the archive in reach. Chrooted targets also prove the
+# container path: libruby and the fixtures are reached through
+# /proc/PID/root, and the paths printed are the ones the target sees (what
+# Ruby itself reports), not the host's.
+#
+# For each version, with the same expectations on every version, on
+# tests/matrix/fixtures/matrix.rb (five named threads in steady spots: a
+# namespaced instance method, a singleton method, a block two levels deep
+# under Array#each and Integer#times, C functions at the leaf):
+#
+#   matrix-threads  'rbflame --threads -p PID -s 2 -r 200': per thread,
+#                   >= 95% of its samples in its exact stack rooted at
+#                   'thread TID "NAME"' (TID: the task the host sees with
+#                   that comm; the main thread's is the pid).
+#   matrix-dump     'rbflame dump -p PID': each thread's block, exactly.
+#   matrix-vm       how the VM was found: the exported ruby_current_vm_ptr
+#                   (2.7, 3.1) or the structural search (Debian's 3.3 and
+#                   3.4 export nothing useful); then the structural search
+#                   forced (RBFLAME_NO_VM_EXPORT=1) on every version, and
+#                   the stacks of a dump made so.
+#
+# and on the reader's fixtures (tests/ruby/fixtures), the expected stacks of
+# tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
+# included, one check each.
+#
+# Where a version truly differs, the expectation says so: Integer#times is
+# a C function up to Ruby 3.2 (its frame carries its caller's file and
+# line, as Ruby's backtraces do) and a Ruby method of <internal:numeric>
+# from 3.3, where its line is that of its 'yield' ({times@...} in the
+# specs; the line is Ruby's own caller_locations answer, so that a patch
+# release moving it breaks nothing).
+#
+# Environment: MATRIX_VERSIONS (default "2.7 3.1 3.3 3.4"), RBFLAME,
+# RBFLAME_CACHE (chroot cache, see scripts/ruby-chroot), KEEP_T=1.
+# Exit: 0 all passed, 1 a failure, 77 skipped (not root, outside CI).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+# shellcheck source=tests/matrix/lib-matrix.sh
+. "$(dirname "$0")/lib-matrix.sh"
+
+VERSIONS=${MATRIX_VERSIONS:-2.7 3.1 3.3 3.4}
+T0=$(now)
+
+[ "$(id -u)" = 0 ] || skip_or_fail "needs root (debootstrap, chroot)"
+[ -x "$RBFLAME" ] || fail "rbflame not built: $RBFLAME"
+for c in perl chroot timeout setsid flock; do
+	command -v "$c" >/dev/null 2>&1 || skip_or_fail "command not found: $c"
+done
+
+# ---- the chroots, built in the background ------------------------------------
+
+declare -A BUILDER
+for v in $VERSIONS; do
+	case $v in
+	3.1) ;;
+	2.7 | 3.3 | 3.4)
+		# Its own process group, so that an interrupted run ends
+		# debootstrap too.
+		setsid -w "$top_srcdir/scripts/ruby-chroot" "$v" \
+			>"$T/chroot-$v.out" 2>"$T/chroot-$v.err" </dev/null &
+		BUILDER[$v]=$!
+		;;
+	*) fail "MATRIX_VERSIONS: unknown version $v (want 2.7 3.1 3.3 3.4)" ;;
+	esac
+done
+# shellcheck disable=SC2329 # called by the EXIT trap (cleanup)
+kill_builders() {
+	local v
+	for v in "${!BUILDER[@]}"; do
+		kill -TERM -- "-${BUILDER[$v]}" 2>/dev/null ||
+			kill -TERM "${BUILDER[$v]}" 2>/dev/null || true
+	done
+}
+on_exit kill_builders
+
+# ---- checks -------------------------------------------------------------------
+
+# Expected stacks of the matrix fixture, per thread ({times@...}: see above).
+declare -A MX_STACK=(
+	[main]='<main> {main-sleep};Kernel#sleep {main-sleep}'
+	[mx-cruise]='block in Object#hire {hire-cruise};Fleet::Ship#cruise {cruise}'
+	[mx-launch]='block in Object#hire {hire-launch};Fleet::Ship.launch {launch}'
+	[mx-nested]='block in Object#hire {hire-nested};Fleet::Dock#nested {nested-each};Array#each {nested-each};block in Fleet::Dock#nested {nested-times};Integer#times {times@nested-times};block (2 levels) in Fleet::Dock#nested {nested-spin}'
+	[mx-nap]='block in Object#hire {hire-nap};Fleet::Dock#nap {nap};Kernel#sleep {nap}'
+)
+MX_THREADS="main mx-cruise mx-launch mx-nested mx-nap"
+# The state pseudo-frames of their samples: sleepers are (blocked); the
+# three spinners share the GVL, so each also waits for it.
+declare -A MX_STATE=(
+	[main]=';(blocked)' [mx-nap]=';(blocked)'
+	[mx-cruise]='' [mx-launch]='' [mx-nested]=''
+)
+
+# task_named PID NAME [SECS]: the task of PID whose comm is NAME, waiting
+# SECS (default 5) at most; with SECS 0, prints nothing if there is none.
+task_named() {
+	local n=$((${3:-5} * 50)) d c
+	for (( ; ; )); do
+		for d in /proc/"$1"/task/*; do
+			c=
+			read -r c <"$d/comm" 2>/dev/null || continue
+			if [ "$c" = "$2" ]; then
+				echo "${d##*/}"
+				return 0
+			fi
+		done
+		[ "${3:-5}" != 0 ] || return 0
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || fail "no task of $1 is named $2 (Thread#name=)"
+		sleep 0.02
+	done
+}
+
+# start_matrix: starts the matrix fixture; sets MXPID and TID[NAME], the
+# task the host sees for each thread (Thread#name= names it; the main
+# thread is the process).
+declare -A TID
+start_matrix() {
+	local name got n=500
+	FX=matrix.rb
+	start_fixture matrix matrix.rb
+	MXPID=$TPID
+	got=$(sed -n 's/^version //p' "$CT/matrix.log")
+	[ "$got" = "$RVERSION" ] || fail "fixture runs Ruby $got, want $RVERSION"
+	TID[main]=$MXPID
+	for name in $MX_THREADS; do
+		[ "$name" = main ] || TID[$name]=$(task_named "$MXPID" "$name")
+	done
+	# The herald that printed "ready" ends: wait for it to be gone.
+	while [ -n "$(task_named "$MXPID" mx-herald 0)" ]; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || fail "thread mx-herald still there after 10 s"
+		sleep 0.02
+	done
+}
+
+# stop_matrix: rbflame left the fixture running and untraced; kill it.
+stop_matrix() {
+	wait_untraced "$MXPID" 2
+	alive "$MXPID" || fail "the fixture died"
+	kill_fixture "$MXPID"
+}
+
+# expected_block NAME TID: thread NAME's block in a dump.
+expected_block() {
+	printf 'thread %s "%s"\n' "$2" "$1"
+	expand "${MX_STACK[$1]}" | tr ';' '\n' | sed 's/^/  /'
+}
+
+# by_name DUMP: the dump with 'thread TID "NAME"' headers reduced to the
+# name (no ' gvl'), blocks in name order: compares stacks, not tids.
+by_name() {
+	perl -e '
+		local $/ = "";
+		open(my $fh, "<", $ARGV[0]) or die "open: $!\n";
+		my %b;
+		while (my $x = <$fh>) {
+			$x =~ s/\n+\z/\n/;
+			if ($x =~ s/^thread \d+ ("(?:[^"\\]|\\.)*")( gvl)?\n/thread $1\n/) {
+				$b{$1} = $x;
+			} else {
+				$b{"~$x"} = $x;
+			}
+		}
+		print map { $b{$_} } sort keys %b;
+	' "$1"
+}
+
+# matrix-threads: 'rbflame --threads -p PID -s 2 -r 200': each thread's
+# samples, rooted at 'thread TID "NAME"', >= 95% in its exact stack.
+check_matrix_threads() {
+	local name tid s shares=
+	start_matrix
+	run_rbflame thr 30 --threads -p "$MXPID" -s 2 -r 200 \
+		-o "$CT/thr.folded"
+	expect_rc 0 "rbflame --threads -p PID -s 2 -r 200"
+	assert_collapsed "$CT/thr.folded" "--threads"
+	# The profile line of the version: the deepest thread's heaviest.
+	grep '^thread [0-9]* "mx-nested";' "$CT/thr.folded" |
+		sort -t' ' -k2,2nr | head -n 1 >"$CT/../profile-line" || true
+	for name in $MX_THREADS; do
+		tid=${TID[$name]}
+		s="thread $tid \"$name\";$(expand "${MX_STACK[$name]}")"
+		if [ -n "${MX_STATE[$name]}" ]; then
+			assert_stacks "$CT/thr.folded" 95 \
+				"thread $name (tid $tid)" \
+				--within "thread $tid \"$name\";" \
+				"$s${MX_STATE[$name]}"
+		else
+			assert_stacks "$CT/thr.folded" 95 \
+				"thread $name (tid $tid)" \
+				--within "thread $tid \"$name\";" \
+				"$s" "$s;(waiting for GVL)"
+		fi
+		shares="$shares $name ${SHARE%% =*}"
+	done
+	sed -n 's/^thread \([0-9]*\) .*/\1/p' "$CT/thr.folded" | sort -u \
+		>"$CT/roots"
+	while read -r s; do
+		[ -d "/proc/$MXPID/task/$s" ] ||
+			fail "root 'thread $s': no task $s in /proc/$MXPID/task"
+	done <"$CT/roots"
+	say "  --threads: $COLLAPSED_SUMMARY; exact stack per thread:$shares"
+	stop_matrix
+}
+
+# matrix-dump: 'rbflame dump -p PID': every thread's block, exactly.
+check_matrix_dump() {
+	local name tid got want
+	start_matrix
+	run_rbflame dump 30 dump -p "$MXPID"
+	expect_rc 0 "rbflame dump -p PID"
+	check_dump "$CT/dump.out" 2>"$CT/check.msg" || {
+		cat "$CT/check.msg" >&2
+		fail "rbflame dump: malformed output"
+	}
+	for name in $MX_THREADS; do
+		tid=${TID[$name]}
+		want=$(expected_block "$name" "$tid")
+		got=$(dump_block "$CT/dump.out" "$tid")
+		if [ "$got" != "$want" ]; then
+			printf 'expected:\n%s\ngot:\n%s\n' "$want" \
+				"${got:-(no block for tid $tid)}" >&2
+			fail "rbflame dump: thread $name (tid $tid) differs"
+		fi
+	done
+	say "  dump: $(grep -c '^thread ' "$CT/dump.out") threads, every block exact"
+	stop_matrix
+}
+
+# matrix-vm: how the VM was found, exported ruby_current_vm_ptr (2.7, 3.1)
+# or the structural search (Debian's 3.3 and 3.4 export nothing useful);
+# then the structural search forced on every version
+# (RBFLAME_NO_VM_EXPORT=1): a dump whose stacks are the expected ones
+# (compared by thread name, so that this check is about the VM alone).
+check_matrix_vm() {
+	local vm want_vm lib name want=
+	start_matrix
+	case $RVERSION in
+	2.7.* | 3.1.*) want_vm=exported ;;
+	*) want_vm="found by search" ;;
+	esac
+	run_rbflame debug 30 --debug -p "$MXPID" -s 0.2 -r 50 \
+		-o "$CT/debug.folded"
+	expect_rc 0 "rbflame --debug -p PID"
+	vm=$(sed -n 's/.*: vm 0x[0-9a-f]* (\([a-z ]*\)).*/\1/p' "$CT/debug.err")
+	if [ "$vm" != "$want_vm" ]; then
+		lib=$(grep -o '/[^ ]*libruby[^ ]*\.so[^ ]*' "/proc/$MXPID/maps" |
+			head -n 1)
+		fail "VM ${vm:-not found}, want $want_vm" \
+			"(ruby_current_vm_ptr in $lib's dynsym:" \
+			"$(readelf --dyn-syms -W "$lib" 2>/dev/null |
+				grep -c ' ruby_current_vm_ptr$' || true))"
+	fi
+	export RBFLAME_NO_VM_EXPORT=1
+	run_rbflame search 30 --debug -p "$MXPID" -s 0.2 -r 50 \
+		-o "$CT/search.folded"
+	expect_rc 0 "RBFLAME_NO_VM_EXPORT=1 rbflame --debug -p PID"
+	grep -q ': vm 0x[0-9a-f]* (found by search)' "$CT/search.err" ||
+		fail "RBFLAME_NO_VM_EXPORT=1: the structural search found no VM"
+	run_rbflame search-dump 30 dump -p "$MXPID"
+	unset RBFLAME_NO_VM_EXPORT
+	expect_rc 0 "RBFLAME_NO_VM_EXPORT=1 rbflame dump -p PID"
+	for name in $(echo "$MX_THREADS" | tr ' ' '\n' | sort); do
+		want="$want$(expected_block "$name" 0)"$'\n\n'
+	done
+	printf '%s' "$want" >"$CT/want.dump"
+	by_name "$CT/want.dump" >"$CT/want.byname" ||
+		fail "cannot build the expected stacks by name"
+	[ "$(grep -c '^thread ' "$CT/want.byname")" = 5 ] ||
+		fail "the expected stacks by name are not 5 threads"
+	by_name "$CT/search-dump.out" >"$CT/got.byname" ||
+		fail "cannot read the dump by name"
+	if ! cmp -s "$CT/want.byname" "$CT/got.byname"; then
+		diff -u "$CT/want.byname" "$CT/got.byname" >&2 || true
+		fail "dump with the VM found by search: stacks differ"
+	fi
+	say "  VM $vm; structural search forced: found, every stack exact"
+	stop_matrix
+}
+
+# check_label MODE [--function] SPEC...: fixture $FX in MODE ('-' for
+# none), 'rbflame -p PID -s 2 -r 200': the stacks SPEC... hold >= 95% of
+# the samples, each some. The target is left running and untraced.
+check_label() {
+	local mode=$1 s
+	local -a want=() opts=()
+	shift
+	if [ "${1:-}" = --function ]; then
+		opts=(--function)
+		shift
+	fi
+	for s; do
+		want+=("$(expand "$s")")
+	done
+	if [ "$mode" = - ]; then
+		start_fixture fx "$FX"
+	else
+		start_fixture fx "$FX" "$mode"
+	fi
+	run_rbflame prof 30 "${opts[@]}" -p "$TPID" -s 2 -r 200 \
+		-o "$CT/prof.folded"
+	expect_rc 0 "rbflame ${opts[*]} -p PID -s 2 -r 200"
+	assert_collapsed "$CT/prof.folded" "$FX $mode"
+	assert_stacks "$CT/prof.folded" 95 "$FX $mode ${opts[*]}" "${want[@]}"
+	wait_untraced "$TPID" 2
+	alive "$TPID" || fail "the fixture died"
+	kill_fixture "$TPID"
+	say "  labels $FX $mode${opts:+ ${opts[*]}}: $SHARE exact ...;${want[0]##*;}"
+}
+
+# The reader's fixtures and their stacks: the table of tests/ruby/labels.sh,
+# Integer#times excepted ({times@...}).
+LABELS=(
+	"geometry.rb area|<main> {main-area};Geometry::Shape#area {area}"
+	"geometry.rb build|<main> {main-build};Geometry::Shape.build {build}"
+	"geometry.rb perimeter|<main> {main-perimeter};Geometry::Shape#perimeter {perimeter-each};Array#each {perimeter-each};block in Geometry::Shape#perimeter {perimeter-block}"
+	"blocks.rb nested|<main> {nested-each};Array#each {nested-each};block in <main> {nested-times};Integer#times {times@nested-times};block (2 levels) in <main> {nested-spin}"
+	"blocks.rb yield|<main> {yield-call};Object#relay {relay-yield};block in <main> {yield-spin}"
+	"blocks.rb map|<main> {map-call};Array#map {map-call};block in <main> {map-spin}"
+	"bodies.rb module|<main> {main-module};<module:Outer> {module-body}"
+	"bodies.rb class|<main> {main-module};<module:Outer> {module-class};<class:Inner> {class-body}"
+	"modules.rb helper|<main> {main-helper};Util#helper {helper}"
+	"modules.rb fn|<main> {main-fn};Util.fn {fn}"
+	"modules.rb tool|<main> {main-tool};Util.tool {tool}"
+	"dynamic.rb define|<main> {main-define};block in <class:Robot> {walk}"
+	"dynamic.rb anon|<main> {main-anon};#<Class:0x@HEX@>#an {an}"
+	"cfuncs.rb sleep|<main> {main-sleep};Object#nap {nap};Kernel#sleep {nap};(blocked)"
+	"cfuncs.rb sort|<main> {main-sort};Object#crunch {crunch};Array#sort {crunch}|<main> {main-sort};Object#crunch {crunch}"
+	"required.rb -|<main> {main-require};Kernel#require_relative {main-require};<top (required)> {required-body.rb:top-required}"
+	"geometry.rb area --function|<main> {1};Geometry::Shape#area {def-area}"
+	"geometry.rb build --function|<main> {1};Geometry::Shape.build {def-build}"
+	"blocks.rb yield --function|<main> {1};Object#relay {def-relay};block in <main> {yield-call}"
+)
+
+# A deep stack, whole: <main> then DEPTH frames of Object#down.
+if [ -f "$top_srcdir/tests/ruby/fixtures/recursion.rb" ]; then
+	depth=$(sed -n 's/^DEPTH = \([0-9]*\)$/\1/p' \
+		"$top_srcdir/tests/ruby/fixtures/recursion.rb")
+	[ -n "$depth" ] || fail "no DEPTH in recursion.rb"
+	spec='<main> {main-down}'
+	for ((d = 1; d < depth; d++)); do
+		spec="$spec;Object#down {recurse}"
+	done
+	LABELS+=("recursion.rb -|$spec;Object#down {bottom}")
+fi
+
+# ---- running one version ------------------------------------------------------
+
+NPASS=0
+NFAIL=0
+FAILED=
+
+# run_check VERSION NAME FUNC ARGS...: FUNC in a subshell of its own
+# (fail ends the check, not the matrix), scratch in $CT, its processes
+# killed when it ends.
+run_check() {
+	local v=$1 name=$2 rc=0
+	shift 2
+	(
+		CT=$T/$v/$name
+		mkdir -p "$CT"
+		ME="matrix $v"
+		PIDS=
+		REMOVE=
+		ON_EXIT=
+		trap 'for p in $PIDS; do kill -KILL "$p" 2>/dev/null || true; wait "$p" 2>/dev/null || true; done' EXIT
+		"$@"
+	) || rc=$?
+	if [ "$rc" = 0 ]; then
+		NPASS=$((NPASS + 1))
+	else
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED $v:$name"
+	fi
+	return 0
+}
+
+# Ruby's own Integer#times location, and the rule it must follow.
+times_rule() {
+	local v=$1 loc
+	loc=$(in_ruby -e '1.times { l = caller_locations(1, 1)[0]; print "#{l.path}:#{l.lineno}" }') ||
+		fail "cannot run $RUBYBIN"
+	case $v in
+	2.7 | 3.[012])
+		[ "$loc" = "-e:1" ] ||
+			fail "Ruby $v: Integer#times should be a C function; caller_locations says $loc"
+		TIMES_LOC=
+		;;
+	*)
+		case $loc in
+		"<internal:numeric>:"[0-9]*) TIMES_LOC=$loc ;;
+		*) fail "Ruby $v: Integer#times should be in <internal:numeric>; caller_locations says $loc" ;;
+		esac
+		;;
+	esac
+	echo "$TIMES_LOC"
+}
+
+# test_version VERSION ROOT RUBYBIN WHERE
+test_version() {
+	local v=$1 where=$4 t0 pass0=$NPASS fail0=$NFAIL e spec fx mode
+	t0=$(now)
+	mkdir -p "$T/$v"
+	use_ruby "$2" "$3"
+	RVERSION=$(in_ruby -e 'print RUBY_VERSION' 2>/dev/null) || RVERSION=
+	RDESC=$(in_ruby -e 'print RUBY_DESCRIPTION' 2>/dev/null) || RDESC=
+	case $RVERSION in
+	"$v".*) ;;
+	*)
+		say "$v: FAIL: $RUBYBIN${2:+ in $2} is Ruby '${RVERSION:-?}', not $v"
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED $v:interpreter"
+		return 0
+		;;
+	esac
+	say "$v: $RDESC ($where)"
+	TIMES_LOC=$(CT=$T/$v; times_rule "$v") || {
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED $v:times"
+		return 0
+	}
+	say "  Integer#times: ${TIMES_LOC:-a C function, at the file and line of its caller}"
+	export TIMES_LOC RVERSION
+	run_check "$v" matrix-threads check_matrix_threads
+	run_check "$v" matrix-dump check_matrix_dump
+	run_check "$v" matrix-vm check_matrix_vm
+	for e in "${LABELS[@]}"; do
+		IFS='|' read -r -a spec <<<"$e"
+		read -r fx mode _ <<<"${spec[0]}"
+		local -a args=("$mode")
+		case ${spec[0]} in *--function) args+=(--function) ;; esac
+		FX=$fx run_check "$v" "$fx-$mode${args[1]:-}" check_label \
+			"${args[@]}" "${spec[@]:1}"
+	done
+	RESULTS+=("$v: $((NPASS - pass0))/$((NPASS - pass0 + NFAIL - fail0)) checks passed in $(elapsed "$t0") s, $RDESC [$where]")
+	if [ -s "$T/$v/profile-line" ]; then
+		PROFILES+=("$v: $(cat "$T/$v/profile-line")")
+	else
+		PROFILES+=("$v: (none: matrix-threads failed before profiling)")
+	fi
+}
+
+declare -a RESULTS=() PROFILES=()
+
+# The host's Ruby first, while the chroots build.
+for v in $VERSIONS; do
+	[ "$v" = 3.1 ] || continue
+	rb=$(command -v ruby3.1 || command -v ruby || true)
+	if [ -z "$rb" ]; then
+		say "3.1: FAIL: no ruby3.1 on the host (scripts/deps installs it)"
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED 3.1:interpreter"
+		continue
+	fi
+	test_version 3.1 "" "$rb" "host, $(dpkg-query -W -f '${Package} ${Version}' libruby3.1 2>/dev/null || echo "$rb")"
+done
+
+for v in $VERSIONS; do
+	[ "$v" != 3.1 ] || continue
+	t0=$(now)
+	rc=0
+	wait "${BUILDER[$v]}" || rc=$?
+	unset "BUILDER[$v]"
+	if [ "$rc" != 0 ]; then
+		say "$v: FAIL: scripts/ruby-chroot $v failed (exit $rc):"
+		sed 's/^/    /' "$T/chroot-$v.err" | tail -n 30
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED $v:chroot"
+		continue
+	fi
+	{ read -r root && read -r rb; } <"$T/chroot-$v.out"
+	if grep -q '^ruby-chroot: reusing' "$T/chroot-$v.err"; then
+		state=reused
+	else
+		state="built in $(sed -n 's/^seconds=//p' "$root/.rbflame-chroot") s"
+	fi
+	say "$v: chroot $root ($state; waited $(elapsed "$t0") s for it)"
+	grep -E ': [a-z -]+.*: [0-9.]+ s$' "$T/chroot-$v.err" |
+		sed 's/^ruby-chroot: /    chroot step: /' || true
+	test_version "$v" "$root" "$rb" \
+		"chroot $(sed -n 's/^suite=//p' "$root/.rbflame-chroot"), $(sed -n 's/^package=//p' "$root/.rbflame-chroot")"
+done
+
+echo
+say "summary ($(elapsed "$T0") s in all):"
+for r in "${RESULTS[@]}"; do
+	say "  $r"
+done
+say "profile lines (thread mx-nested, -s 2 -r 200 --threads):"
+for r in "${PROFILES[@]}"; do
+	say "  $r"
+done
+if [ "$NFAIL" != 0 ]; then
+	say "FAIL: $NFAIL check(s) failed:$FAILED"
+	exit 1
+fi
+say "PASS: $NPASS checks on $VERSIONS"
