@@ -34,17 +34,18 @@
 /*
  * A resolved frame, keyed by (iseq, pc) for Ruby frames and by the method
  * entry for C frames. A hit is validated against the target before use:
- * the iseq must still be an iseq with the same body and bytecode (a GC
- * that frees, reuses or compacts it changes them), a method frame must
- * still run under the same method entry, and a C frame's method entry
- * must still have the same definition and owner.
+ * the iseq must still be an iseq with the same body, bytecode and label,
+ * and the frame must run under the same method entry (a GC that frees,
+ * reuses or compacts an iseq, or code redefined into the same addresses,
+ * changes one of them); a C frame's method entry must still have the
+ * same definition and owner.
  */
 struct frame_slot {
 	uint64_t key1, key2;	/* iseq, pc; or 0, method entry */
 	uint64_t body, encoded;	/* Ruby frames: what the iseq pointed to */
-	uint64_t me_raw;	/* ep[ME_CREF] seen when resolved */
+	uint64_t label;		/* the iseq's label String */
+	uint64_t me_raw;	/* the frame's method entry when resolved */
 	uint64_t def, owner;	/* C frames: the method entry's fields */
-	bool method;		/* a method iseq: check me_raw too */
 	uint8_t kind;		/* 0 empty, 1 Ruby frame, 2 C frame */
 	struct ruby_frame f;
 };
@@ -505,7 +506,7 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 {
 	const struct ruby_layout *L = r->L;
 	struct frame_slot *sl = frame_slot(r, iseq, pc);
-	uint64_t body, flags, encoded, me_raw = 0, type;
+	uint64_t body, flags, encoded, label, me;
 
 	flags = rd64(r, iseq + L->rbasic_flags);
 	body = rd64(r, iseq + L->iseq_body);
@@ -514,36 +515,32 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		    L->imemo_iseq || !body)
 		return -1;
 	encoded = rd64(r, body + L->body_iseq_encoded);
+	label = rd64(r, body + L->body_label);
 	if (r->bad)
 		return -1;
+	/* The method entry decides the class in the label ("block in
+	 * A#m"): two methods with the same code, freed and allocated again
+	 * at the same addresses (GC.compact, redefinition), differ only
+	 * there. The eps are in the values read with the stack. */
+	me = frame_method_entry(r, ep);
+	r->bad = false;
 	if (sl->kind == 1 && sl->key1 == iseq && sl->key2 == pc &&
-	    sl->body == body &&
-	    sl->encoded == encoded) {
-		if (!sl->method)
-			goto hit;
-		me_raw = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
-		if (!r->bad && me_raw == sl->me_raw)
-			goto hit;
+	    sl->body == body && sl->encoded == encoded && sl->label == label &&
+	    sl->me_raw == me) {
+		*f = sl->f;
+		return 0;
 	}
 	if (iseq_frame(r, iseq, pc, ep, f) < 0)
 		return -1;
 	r->bad = false;
-	type = rd32(r, body + L->body_type);
 	sl->kind = 1;
 	sl->key1 = iseq;
 	sl->key2 = pc;
 	sl->body = body;
 	sl->encoded = encoded;
-	sl->method = type == L->iseq_type_method;
-	sl->me_raw = sl->method ? rd64(r, ep + 8 * (int64_t)L->env_index_me_cref)
-				: 0;
-	if (r->bad)
-		sl->kind = 0;	/* do not keep what cannot be validated */
-	r->bad = false;
+	sl->label = label;
+	sl->me_raw = me;
 	sl->f = *f;
-	return 0;
-hit:
-	*f = sl->f;
 	return 0;
 }
 
