@@ -265,7 +265,7 @@ tracer_main(void *arg)
 		c->err = errno;
 		goto out_release;
 	}
-	n = ruby_vm_find(c->pid, c->live, st, &c->vm);
+	n = ruby_vm_find(c->pid, c->live, st, NULL, &c->vm);
 	c->err = errno;
 	symtab_destroy(st);
 	if (n < 0) {

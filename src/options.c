@@ -46,6 +46,8 @@ const char options_help[] =
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"
+"      --force-version X.Y  read Ruby with the layout of release X.Y\n"
+"                         (for a release whose structs match it)\n"
 "\n"
 "Other:\n"
 "  -q, --quiet            no progress line, notices or summary\n"
@@ -65,6 +67,7 @@ enum {
 	OPT_THREADS = 0x100,
 	OPT_FUNCTION,
 	OPT_MODE,
+	OPT_FORCE_VERSION,
 	OPT_DEBUG,
 };
 
@@ -77,6 +80,7 @@ static const struct option long_options[] = {
 	{ "threads", no_argument, NULL, OPT_THREADS },
 	{ "function", no_argument, NULL, OPT_FUNCTION },
 	{ "mode", required_argument, NULL, OPT_MODE },
+	{ "force-version", required_argument, NULL, OPT_FORCE_VERSION },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -171,6 +175,19 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 		case OPT_FUNCTION:
 			o->function = true;
 			break;
+		case OPT_FORCE_VERSION: {
+			unsigned a, b;
+			char extra;
+
+			if (sscanf(optarg, "%u.%u%c", &a, &b, &extra) < 2 ||
+			    (sscanf(optarg, "%u.%u%c", &a, &b, &extra) == 3 &&
+			     extra != '.'))
+				return fail(err, errlen,
+					    "invalid version '%s': expected X.Y, such as 3.3",
+					    optarg);
+			o->force_version = optarg;
+			break;
+		}
 		case OPT_MODE:
 			if (!strcmp(optarg, "wall"))
 				o->cpu = false;

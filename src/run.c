@@ -139,6 +139,7 @@ tracer_main(void *arg)
 	if (sampler_init(&s, &t, c->prof, o->threads, o->function, o->cpu,
 			 now_ns()) == 0) {
 		sampler_ok = true;
+		s.force_version = o->force_version;
 		sample_loop(c, &t, &s);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,

@@ -404,7 +404,11 @@ probe_ruby(struct sampler *s)
 		return;
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
-	if (ruby_vm_find(s->t->pid, s->mem, s->symtab, &vm) == 0) {
+	if (ruby_vm_find(s->t->pid, s->mem, s->symtab, s->force_version,
+			 &vm) == 0) {
+		if (s->force_version)
+			error_msg("warning: reading Ruby %s with the layout of %s (--force-version): frames may be wrong if the two differ",
+				  vm.version, vm.layout->version);
 		s->ruby = ruby_reader_create(&vm, s->mem);
 		s->mode = SAMPLER_RUBY;
 		debug_msg("Ruby %s: reading Ruby stacks", vm.version);
@@ -420,7 +424,7 @@ probe_ruby(struct sampler *s)
 				      ruby_layouts[i]->api_minor);
 		s->fatal = ENOTSUP;
 		snprintf(s->fatal_msg, sizeof(s->fatal_msg),
-			 "process %d runs Ruby %s, which rbflame cannot read (supported: %s)",
+			 "process %d runs Ruby %s, which rbflame has no layout for (supported: %s); if its structs match a supported release, try --force-version X.Y",
 			 (int)s->t->pid, vm.version, supported);
 		return;
 	case EAGAIN:

@@ -24,6 +24,7 @@ struct options {
 	bool threads;		/* --threads */
 	bool function;		/* --function: Ruby frames by method */
 	bool cpu;		/* --mode cpu: only threads on a CPU */
+	const char *force_version; /* --force-version X.Y */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

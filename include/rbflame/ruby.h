@@ -47,9 +47,11 @@ struct ruby_vm {
  * Ruby file cannot be read. For tests: RBFLAME_NO_VM_EXPORT=1 ignores
  * ruby_current_vm_ptr and forces the structural search;
  * RBFLAME_NO_LAYOUT=X.Y acts as if version X.Y had no layout.
+ * force_version ("X.Y" or "X.Y.Z", NULL for none) reads the process with
+ * that version's layout whatever ruby_version says (the caller warns).
  */
 int ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
-		 struct ruby_vm *vm);
+		 const char *force_version, struct ruby_vm *vm);
 
 /** One frame, innermost first in a stack. Strings are owned by the reader. */
 struct ruby_frame {

@@ -42,6 +42,7 @@ struct sampler {
 	bool threads;		/* root stacks at their thread */
 	bool function;		/* Ruby frames at the method's first line */
 	bool cpu;		/* only threads on a CPU */
+	const char *force_version; /* read Ruby with this version's layout */
 	uint64_t start_ns;
 	uint64_t tick;
 	enum sampler_mode mode;

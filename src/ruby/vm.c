@@ -328,7 +328,7 @@ pthread_tid_offset(pid_t pid, const struct maps *mp, struct mem *mem,
 
 int
 ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
-	     struct ruby_vm *vm)
+	     const char *force_version, struct ruby_vm *vm)
 {
 	uint64_t syms[NSYMS] = { 0 };
 	struct symtab_module mod;
@@ -363,7 +363,7 @@ have_bias:
 	if (syms[SYM_DESCRIPTION])
 		mem_read_str(mem, syms[SYM_DESCRIPTION] + mod.bias,
 			     vm->description, sizeof(vm->description));
-	vm->layout = layout_for(vm->version);
+	vm->layout = layout_for(force_version ? force_version : vm->version);
 	if (!vm->layout) {
 		err = ENOTSUP;
 		goto out;

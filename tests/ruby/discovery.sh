@@ -9,7 +9,8 @@
 #   profile must be the same exact stack, and the VM found the same.
 # - A Ruby version without a layout (RBFLAME_NO_LAYOUT hides 3.1) is one
 #   error line naming the version found and the versions supported, exit
-#   1, target untouched; never garbage frames.
+#   1, target untouched; never garbage frames. --force-version X.Y reads
+#   it with that release's layout, after a warning.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -53,6 +54,15 @@ grep -q "supported: " "$T/nolayout.err" ||
 [ ! -s "$T/nolayout.folded" ] ||
 	fail "no layout: frames written: $(head -n 1 "$T/nolayout.folded")"
 say "no layout: $(head -n 1 "$T/nolayout.err")"
+
+# --force-version: read it with a named release's layout, with a warning.
+mm=${RUBY_VERSION%.*}
+RBFLAME_NO_LAYOUT=$RUBY_VERSION run_rbflame forced 30 --force-version "$mm" \
+	-p "$TPID" -s 1 -r 200 -o "$T/forced.folded"
+expect_rc 0 "RBFLAME_NO_LAYOUT=$RUBY_VERSION rbflame --force-version $mm"
+grep -q "^rbflame: warning: reading Ruby $RUBY_VERSION with the layout of $mm" \
+	"$T/forced.err" || fail "forced: no warning line: $(cat "$T/forced.err")"
+assert_stacks "$T/forced.folded" 95 "forced/area" "$want"
 wait_untraced "$TPID" 2
 assert_running "$TPID" 1 0
 kill_tracee "$TPID"

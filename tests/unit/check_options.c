@@ -99,6 +99,14 @@ START_TEST(test_errors)
 	ck_assert(!o.cpu);
 	ck_assert_int_eq(PARSE("-p", "1", "--mode", "idle"), OPTIONS_ERROR);
 	ck_assert(strstr(err, "wall or cpu") != NULL);
+	ck_assert_int_eq(PARSE("-p", "1", "--force-version", "3.3"), OPTIONS_OK);
+	ck_assert_str_eq(o.force_version, "3.3");
+	ck_assert_int_eq(PARSE("-p", "1", "--force-version", "3.3.8"),
+			 OPTIONS_OK);
+	ck_assert_int_eq(PARSE("-p", "1", "--force-version", "three"),
+			 OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "1", "--force-version", "3.3x"),
+			 OPTIONS_ERROR);
 	ck_assert_int_eq(PARSE("-q"), OPTIONS_ERROR);
 	ck_assert(strstr(err, "nothing to profile") != NULL);
 }
