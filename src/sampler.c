@@ -517,12 +517,40 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 /* Stops the thread holding the GVL (while it is stopped no thread can
  * run Ruby code, so every Ruby stack is frozen), reads all stacks,
  * resumes. With no holder, nothing runs Ruby: read without stopping. */
+/* A digest of what a read of all stacks saw: two equal digests across
+ * two reads mean no thread ran Ruby code in between. */
+static uint64_t
+stacks_digest(const struct ruby_stack *st, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
+
+	for (int i = 0; i < n; i++) {
+		h = (h ^ (uint64_t)st[i].tid) * 0x100000001b3ull;
+		h = (h ^ (uint64_t)(uint32_t)st[i].nframes) * 0x100000001b3ull;
+		h = (h ^ st[i].state) * 0x100000001b3ull;
+		for (int f = 0; f < st[i].nframes; f++) {
+			/* Labels and paths are interned: pointers compare. */
+			h = (h ^ (uintptr_t)st[i].frames[f].label) *
+			    0x100000001b3ull;
+			h = (h ^ (uint64_t)st[i].frames[f].line) *
+			    0x100000001b3ull;
+		}
+	}
+	return h;
+}
+
+/* Stops the thread holding the GVL (while it is stopped no thread can
+ * run Ruby code, so every Ruby stack is frozen), reads all stacks,
+ * resumes. When no thread we hold owns the GVL (none held it, or the one
+ * we stopped had just released it), another may take it while we read:
+ * then the read counts only if a second read finds exactly the same. */
 static void
 ruby_tick(struct sampler *s)
 {
 	pid_t stopped[GVL_RETRIES + 1];
 	int nstopped = 0, n;
 	uint64_t t0 = now_ns();
+	bool frozen = false;
 
 	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
 		struct target_thread *th;
@@ -540,8 +568,10 @@ ruby_tick(struct sampler *s)
 			break;
 		for (int i = 0; i < nstopped; i++)
 			seen |= stopped[i] == holder;
-		if (seen)
-			break;	/* the holder is one we hold: consistent */
+		if (seen) {
+			frozen = true;	/* the holder is one we hold */
+			break;
+		}
 		th = target_thread_find(s->t, holder);
 		if (!th || th->state != TS_RUNNING)
 			break;
@@ -551,13 +581,24 @@ ruby_tick(struct sampler *s)
 		stopped[nstopped++] = holder;
 	}
 	/* No flush here: the last holder check flushed, and what it read is
-	 * frozen now (or there is no holder and nothing runs Ruby). */
+	 * frozen now (or checked by a second read below). */
 	if (s->stacks_cap == 0) {
 		s->stacks_cap = 16;
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	mem_hot_end(s->mem);
+	for (int retry = 0; !frozen && n >= 0 && retry < GVL_RETRIES;
+	     retry++) {
+		uint64_t d = stacks_digest(s->stacks, n);
+		int n2;
+
+		mem_flush(s->mem);
+		mem_prefetch_hot(s->mem);
+		n2 = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+		frozen = n2 == n && stacks_digest(s->stacks, n2) == d;
+		n = n2;
+	}
 	for (int i = 0; i < nstopped; i++) {
 		struct target_thread *th = target_thread_find(s->t, stopped[i]);
 
@@ -571,7 +612,9 @@ ruby_tick(struct sampler *s)
 	}
 	if (nstopped)
 		profile_note_stop(s->prof, now_ns() - t0);
-	if (n < 0) {
+	if (n < 0 || !frozen) {
+		/* Unreadable, or still changing after every re-read: a torn
+		 * snapshot is dropped, never recorded. */
 		s->prof->stats.failed++;
 		return;
 	}

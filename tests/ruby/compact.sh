@@ -115,6 +115,9 @@ check_compact() {
 	while (my $line = <$fh>) {
 		chomp $line;
 		my ($stack, $n) = $line =~ /^(.*) (\d+)$/ or next;
+		# Thread-state pseudo-frames end a stack: not frames of
+		# the code, so not part of the invariant.
+		$stack =~ s/(?:;\((?:garbage collection|marking|sweeping|waiting for GVL|blocked|running without GVL)\))+$//;
 		$samples += $n;
 		my ($pkey, $ppath, $pline) = ("-");
 		my @f = split /;/, $stack;
