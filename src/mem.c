@@ -22,8 +22,10 @@
 
 #define LINE_SHIFT 9			/* 512-byte lines */
 #define LINE_SIZE (1u << LINE_SHIFT)
-#define NLINES 512			/* 256 KiB of cache */
-#define PREFETCH_MAX 256		/* lines per prefetch system call */
+#define NLINES 4096			/* 2 MiB of cache */
+#define PREFETCH_MAX 1024		/* lines per prefetch (IOV_MAX) */
+#define TAG_PENDING 2			/* slot chosen in this prefetch (even:
+					 * never a valid tag) */
 
 struct line {
 	uint64_t tag;			/* line address | 1 when valid */
@@ -171,16 +173,13 @@ live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 	for (size_t i = 0; i < n && k < PREFETCH_MAX; i++) {
 		uint64_t laddr = addrs[i] & ~(uint64_t)(LINE_SIZE - 1);
 		struct line *l = &lv->lines[(laddr >> LINE_SHIFT) % NLINES];
-		bool dup = false;
 
 		if (!addrs[i] || (l->tag == (laddr | 1) && l->gen == lv->gen))
 			continue;
-		for (size_t j = 0; j < k && !dup; j++)
-			dup = lines[j] == l;
-		if (dup)
+		if (l->tag == TAG_PENDING)
 			continue;	/* one slot, one line per call */
 		lines[k] = l;
-		l->tag = 0;
+		l->tag = TAG_PENDING;
 		local[k].iov_base = l->data;
 		local[k].iov_len = LINE_SIZE;
 		remote[k].iov_base = (void *)(uintptr_t)laddr;
@@ -193,9 +192,11 @@ live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 	got = process_vm_readv(lv->pid, local, k, remote, k, 0);
 	/* The kernel stops at the first line it cannot read: those before
 	 * it are valid, the rest are left to be read on demand. */
-	for (size_t j = 0; got > 0 && j < k; j++) {
-		if ((size_t)got < LINE_SIZE)
-			break;
+	for (size_t j = 0; j < k; j++) {
+		if (got < (ssize_t)LINE_SIZE) {
+			lines[j]->tag = 0;	/* not read: read on demand */
+			continue;
+		}
 		lines[j]->tag = (uintptr_t)remote[j].iov_base | 1;
 		lines[j]->gen = lv->gen;
 		note_line(lv, (uintptr_t)remote[j].iov_base);
