@@ -345,6 +345,7 @@ assert_stacks() {
 			push @opt, ($w =~ s/^\?//) ? 1 : 0;
 			my $q = quotemeta($w);
 			$q =~ s/\\\@HEX\\\@/[0-9a-f]+/g;
+			$q =~ s/\\\@GC\\\?\\\@/(?:;\\(garbage collection\\)(?:;\\((?:marking|sweeping)\\))?)?/g;
 			push @re, qr/^$q$/;
 		}
 		my @n = (0) x @want;

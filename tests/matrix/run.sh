@@ -204,7 +204,7 @@ check_matrix_threads() {
 			assert_stacks "$CT/thr.folded" 95 \
 				"thread $name (tid $tid)" \
 				--within "thread $tid \"$name\";" \
-				"$s" "$s;(waiting for GVL)"
+				"$s@GC?@" "$s;(waiting for GVL)"
 		fi
 		shares="$shares $name ${SHARE%% =*}"
 	done

@@ -137,6 +137,6 @@ for n in main w-alpha w-bravo w-charlie w-delta w-echo; do
 		# 90: in launch mode a worker's samples include its start-up
 		# (waiting to be hired), longer on a slow (ASan) build.
 		assert_stacks "$T/threads.folded" 90 "launch/threads/$n (tid $tid)" \
-			--within "$within" "$s" "$s;(waiting for GVL)"
+			--within "$within" "$s@GC?@" "$s;(waiting for GVL)"
 	fi
 done

@@ -16,7 +16,8 @@
 # line of tests/ruby/fixtures/FILE that carries the comment
 # '# LINE-MARK: MARK' (a MARK made of digits is the line itself); {MARK}
 # alone means {$FX:MARK}. '@HEX@' stands for the hex digits of an
-# anonymous class (#<Class:0x@HEX@>).
+# anonymous class (#<Class:0x@HEX@>); '@GC?@' at the end of a stack for
+# the GC state frames a GVL holder's sample may end in.
 # Nothing else is a pattern: a stack matches only if equal, character for
 # character.
 
@@ -110,6 +111,7 @@ stack_counts() {
 		my @re = map {
 			my $q = quotemeta($_);
 			$q =~ s/\\\@HEX\\\@/[0-9a-f]+/g;
+			$q =~ s/\\\@GC\\\?\\\@/(?:;\\(garbage collection\\)(?:;\\((?:marking|sweeping)\\))?)?/g;
 			qr/^$q$/;
 		} @want;
 		my @n = (0) x @want;

@@ -61,7 +61,7 @@ check_thread() {
 	else
 		# Five workers share one GVL: each runs, or waits for it.
 		assert_stacks "$T/thr.folded" 95 "threads/$name (tid $tid)" \
-			--within "thread $tid \"$name\";" "$s" \
+			--within "thread $tid \"$name\";" "$s@GC?@" \
 			"$s;(waiting for GVL)"
 	fi
 }
@@ -83,7 +83,7 @@ s=$(expand_stack '<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)')
 want=("$s")
 for w in alpha bravo charlie delta echo; do
 	s=$(expand_stack "block in Object#hire {hire-$w};Crew#$w {$w}")
-	want+=("$s" "$s;(waiting for GVL)")
+	want+=("$s@GC?@" "$s;(waiting for GVL)")
 done
 assert_stacks "$T/plain.folded" 95 "threads without --threads" "${want[@]}"
 
