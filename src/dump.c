@@ -24,6 +24,7 @@
 #include "rbflame/dump.h"
 #include "rbflame/error.h"
 #include "rbflame/mem.h"
+#include "rbflame/options.h"
 #include "rbflame/proc.h"
 #include "rbflame/ruby.h"
 #include "rbflame/schedule.h"
@@ -507,19 +508,11 @@ dump_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "+:p:h", long_options, NULL)) !=
 	       -1) {
 		switch (c) {
-		case 'p': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 ||
-			    v > 0x3fffffff)
+		case 'p':
+			if (options_parse_pid(optarg, &pid) < 0)
 				error_msg_and_help("dump: invalid PID '%s': expected a process id such as 1234",
 						   optarg);
-			pid = (pid_t)v;
 			break;
-		}
 		case OPT_SNAPSHOT:
 			snapshot = optarg;
 			break;

@@ -112,6 +112,20 @@ parse_double(const char *s, double *out)
 	return 0;
 }
 
+int
+options_parse_pid(const char *s, pid_t *pid)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v <= 0 || v > 0x3fffffff)
+		return -1;
+	*pid = (pid_t)v;
+	return 0;
+}
+
 enum options_result
 options_parse(int argc, char **argv, struct options *o, char *err,
 	      size_t errlen)
@@ -129,20 +143,12 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 	while ((c = getopt_long(argc, argv, "+:p:s:r:o:f:qhV", long_options,
 				NULL)) != -1) {
 		switch (c) {
-		case 'p': {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v <= 0 ||
-			    v > 0x3fffffff)
+		case 'p':
+			if (options_parse_pid(optarg, &o->pid) < 0)
 				return fail(err, errlen,
 					    "invalid PID '%s': expected a process id such as 1234",
 					    optarg);
-			o->pid = (pid_t)v;
 			break;
-		}
 		case 's':
 			if (parse_double(optarg, &o->duration) < 0 ||
 			    o->duration <= 0 || o->duration > 1e7)

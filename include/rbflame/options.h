@@ -43,6 +43,9 @@ enum options_result {
 enum options_result options_parse(int argc, char **argv, struct options *o,
 				  char *err, size_t errlen);
 
+/** Parses a PID (a positive decimal process id): 0, or -1 if invalid. */
+int options_parse_pid(const char *s, pid_t *pid);
+
 /** The --help text (sections), for stdout. */
 extern const char options_help[];
 
