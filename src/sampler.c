@@ -152,6 +152,9 @@ teardown_process(struct sampler *s)
 {
 	ruby_reader_destroy(s->ruby);
 	s->ruby = NULL;
+	/* Its interned strings die with it: forget texts keyed by them. */
+	if (s->texts)
+		memset(s->texts, 0, TEXT_SLOTS * sizeof(*s->texts));
 	if (s->unwinder)
 		unwind_destroy(s->unwinder);
 	if (s->symtab)
@@ -174,6 +177,7 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 	s->cpu = cpu;
 	s->start_ns = start_ns;
 	s->names = ip_cache_create();
+	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
 	t->thread_gone = thread_gone;
 	t->thread_gone_arg = s;
 	t->exec_seen = false;
@@ -186,6 +190,8 @@ sampler_fini(struct sampler *s)
 	teardown_process(s);
 	ip_cache_destroy(s->names);
 	s->names = NULL;
+	free(s->texts);
+	s->texts = NULL;
 	free(s->stacks);
 	s->stacks = NULL;
 }
@@ -500,14 +506,28 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 		return;
 	for (int i = st->nframes - 1; i >= 0; i--) {
 		const struct ruby_frame *f = &st->frames[i];
+		int line = s->function ? f->first_line : f->line;
+		/* The reader interns labels and paths: their pointers and the
+		 * line identify the text, so it is formatted once. */
+		uint64_t h = ((uintptr_t)f->label * 0x9e3779b97f4a7c15ull) ^
+			     ((uintptr_t)f->path * 0xc2b2ae3d27d4eb4full) ^
+			     (uint64_t)(uint32_t)line;
+		struct text_slot *ts = &s->texts[(h >> 40) % TEXT_SLOTS];
 
-		if (!f->path)
-			snprintf(text, sizeof(text), "%s", f->label);
-		else
-			snprintf(text, sizeof(text), "%s (%s:%d)", f->label,
-				 f->path,
-				 s->function ? f->first_line : f->line);
-		frames[d++] = profile_frame(s->prof, text);
+		if (ts->label != f->label || ts->path != f->path ||
+		    ts->line != line || !ts->used) {
+			if (!f->path)
+				snprintf(text, sizeof(text), "%s", f->label);
+			else
+				snprintf(text, sizeof(text), "%s (%s:%d)",
+					 f->label, f->path, line);
+			ts->label = f->label;
+			ts->path = f->path;
+			ts->line = line;
+			ts->used = true;
+			ts->id = profile_frame(s->prof, text);
+		}
+		frames[d++] = ts->id;
 	}
 	for (int i = 0; i < 2 && state[i]; i++)
 		frames[d++] = profile_frame(s->prof, state[i]);

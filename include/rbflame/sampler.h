@@ -25,6 +25,17 @@ struct ip_cache;
 struct ruby_reader;
 struct ruby_stack;
 
+#define TEXT_SLOTS 8192
+
+/* A Ruby frame's text, formatted once: keyed by the reader's interned
+ * label and path pointers and the line. */
+struct text_slot {
+	const char *label, *path;
+	int line;
+	bool used;
+	uint32_t id;
+};
+
 /* What the target turned out to be. */
 enum sampler_mode {
 	SAMPLER_PENDING,	/* looking for a Ruby VM (startup, after exec) */
@@ -39,6 +50,7 @@ struct sampler {
 	struct symtab *symtab;
 	struct unwinder *unwinder;
 	struct ip_cache *names;	/* ip -> frame id */
+	struct text_slot *texts; /* Ruby frame -> frame id */
 	bool threads;		/* root stacks at their thread */
 	bool function;		/* Ruby frames at the method's first line */
 	bool cpu;		/* only threads on a CPU */
