@@ -493,9 +493,19 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 		break;
 	case RUBY_STATE_NO_GVL:
 		/* Sleeping in the kernel: blocked; on a CPU: a C extension
-		 * working without the GVL. */
-		if (proc_thread_state(s->t->pid, st->tid, &kstate) < 0)
-			kstate = 'S';
+		 * working without the GVL. The thread's syscall file, open
+		 * since attach, tells which without an open per tick. */
+		kstate = 'S';
+		{
+			struct target_thread *th =
+				target_thread_find(s->t, st->tid);
+			struct proc_syscall sc;
+
+			if (th && th->syscall_fd >= 0 &&
+			    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+			    sc.kind == PSC_RUNNING)
+				kstate = 'R';
+		}
 		state[0] = kstate == 'R' ? "(running without GVL)"
 					 : "(blocked)";
 		break;
