@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The rbflame authors
-/* Sample storage and per-stack aggregation; owns stacks, samples, names. */
+/* Sample storage and per-stack aggregation; owns frames, stacks, samples,
+ * threads and the string pool. */
 #include "config.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +20,10 @@ profile_create(void)
 	p->names = intern_create();
 	p->nslots = 1024;
 	p->slots = xcalloc(p->nslots, sizeof(*p->slots));
+	p->nframe_slots = 1024;
+	p->frame_slots = xcalloc(p->nframe_slots, sizeof(*p->frame_slots));
+	p->nthread_slots = 64;
+	p->thread_slots = xcalloc(p->nthread_slots, sizeof(*p->thread_slots));
 	return p;
 }
 
@@ -31,20 +38,229 @@ profile_destroy(struct profile *p)
 	free(p->samples);
 	free(p->stats.stop_ns);
 	free(p->slots);
+	free(p->frames);
+	free(p->frame_slots);
+	free(p->threads);
+	free(p->thread_slots);
+	free(p->meta.command);
+	free(p->meta.ruby_version);
+	free(p->meta.mode);
 	intern_destroy(p->names);
 	free(p);
 }
 
 uint32_t
+profile_str(struct profile *p, const char *s)
+{
+	return intern_str(p->names, s);
+}
+
+const char *
+profile_str_get(const struct profile *p, uint32_t id)
+{
+	return id == PROFILE_NO_STR ? "" : intern_get(p->names, id);
+}
+
+static uint64_t
+frame_hash(const struct profile_frame *f)
+{
+	uint64_t h = f->kind;
+
+	h = h * 0x9e3779b97f4a7c15ull ^ f->name;
+	h = h * 0x9e3779b97f4a7c15ull ^ f->file;
+	h = h * 0x9e3779b97f4a7c15ull ^ f->build_id;
+	h = h * 0x9e3779b97f4a7c15ull ^ (uint32_t)f->line;
+	h = h * 0x9e3779b97f4a7c15ull ^ f->addr;
+	h = h * 0x9e3779b97f4a7c15ull ^ f->text;
+	return h ^ h >> 29;
+}
+
+static bool
+frame_eq(const struct profile_frame *a, const struct profile_frame *b)
+{
+	return a->kind == b->kind && a->name == b->name &&
+	       a->file == b->file && a->build_id == b->build_id &&
+	       a->line == b->line && a->addr == b->addr && a->text == b->text;
+}
+
+static void
+frame_rehash(struct profile *p)
+{
+	size_t ns = p->nframe_slots * 2;
+	uint32_t *slots = xcalloc(ns, sizeof(*slots));
+
+	for (size_t f = 0; f < p->nframes; f++) {
+		size_t i = frame_hash(&p->frames[f]) & (ns - 1);
+
+		while (slots[i])
+			i = (i + 1) & (ns - 1);
+		slots[i] = f + 1;
+	}
+	free(p->frame_slots);
+	p->frame_slots = slots;
+	p->nframe_slots = ns;
+}
+
+static uint32_t
+frame_intern(struct profile *p, const struct profile_frame *f)
+{
+	size_t i = frame_hash(f) & (p->nframe_slots - 1);
+
+	while (p->frame_slots[i]) {
+		if (frame_eq(&p->frames[p->frame_slots[i] - 1], f))
+			return p->frame_slots[i] - 1;
+		i = (i + 1) & (p->nframe_slots - 1);
+	}
+	p->frames = xgrowarray(p->frames, &p->frames_cap, p->nframes + 1,
+			       sizeof(*p->frames));
+	p->frames[p->nframes] = *f;
+	p->frame_slots[i] = ++p->nframes;
+	if (p->nframes * 2 > p->nframe_slots)
+		frame_rehash(p);
+	return p->nframes - 1;
+}
+
+uint32_t
 profile_frame(struct profile *p, const char *name)
 {
-	return intern_str(p->names, name);
+	uint32_t id = intern_str(p->names, name);
+	struct profile_frame f = {
+		.text = id, .name = id, .file = PROFILE_NO_STR,
+		.build_id = PROFILE_NO_STR, .kind = PROFILE_FRAME_NAME,
+	};
+
+	return frame_intern(p, &f);
+}
+
+uint32_t
+profile_frame_make(struct profile *p, const struct profile_frame_desc *d)
+{
+	struct profile_frame f = {
+		.name = intern_str(p->names, d->name ? d->name : ""),
+		.file = d->file ? intern_str(p->names, d->file)
+				: PROFILE_NO_STR,
+		.build_id = d->build_id ? intern_str(p->names, d->build_id)
+					: PROFILE_NO_STR,
+		.line = d->line,
+		.kind = d->kind,
+		.addr = d->addr,
+	};
+
+	if (d->text) {
+		f.text = intern_str(p->names, d->text);
+	} else if (d->file && (d->kind == PROFILE_FRAME_RUBY ||
+			       d->kind == PROFILE_FRAME_CFUNC)) {
+		char buf[8192];
+
+		snprintf(buf, sizeof(buf), "%s (%s:%d)", d->name, d->file,
+			 d->line);
+		f.text = intern_str(p->names, buf);
+	} else {
+		f.text = f.name;
+	}
+	return frame_intern(p, &f);
+}
+
+const struct profile_frame *
+profile_frame_get(const struct profile *p, uint32_t id)
+{
+	return id < p->nframes ? &p->frames[id] : NULL;
 }
 
 const char *
 profile_frame_name(const struct profile *p, uint32_t id)
 {
-	return intern_get(p->names, id);
+	return id < p->nframes ? intern_get(p->names, p->frames[id].text) : "";
+}
+
+const char *
+profile_kind_name(enum profile_kind k)
+{
+	static const char *const names[PROFILE_FRAME_KINDS] = {
+		[PROFILE_FRAME_NAME] = "name",
+		[PROFILE_FRAME_RUBY] = "ruby",
+		[PROFILE_FRAME_CFUNC] = "cfunc",
+		[PROFILE_FRAME_NATIVE] = "native",
+		[PROFILE_FRAME_STATE] = "state",
+		[PROFILE_FRAME_THREAD] = "thread",
+		[PROFILE_FRAME_PROCESS] = "process",
+		[PROFILE_FRAME_MARKER] = "marker",
+	};
+
+	return (unsigned)k < PROFILE_FRAME_KINDS ? names[k] : "name";
+}
+
+const char *
+profile_state_name(enum profile_state s)
+{
+	static const char *const names[PROFILE_STATES] = {
+		[PROFILE_STATE_UNKNOWN] = "unknown",
+		[PROFILE_STATE_RUNNING] = "running",
+		[PROFILE_STATE_GC] = "gc",
+		[PROFILE_STATE_MARKING] = "marking",
+		[PROFILE_STATE_SWEEPING] = "sweeping",
+		[PROFILE_STATE_WAITING_GVL] = "waiting for GVL",
+		[PROFILE_STATE_BLOCKED] = "blocked",
+		[PROFILE_STATE_NO_GVL] = "running without GVL",
+	};
+
+	return (unsigned)s < PROFILE_STATES ? names[s] : "unknown";
+}
+
+static size_t
+thread_slot(const struct profile *p, pid_t pid, pid_t tid, size_t nslots,
+	    const uint32_t *slots)
+{
+	uint64_t k = (uint64_t)(uint32_t)pid << 32 | (uint32_t)tid;
+	size_t i = (k * 0x9e3779b97f4a7c15ull >> 32) & (nslots - 1);
+
+	while (slots[i]) {
+		const struct profile_thread *t = &p->threads[slots[i] - 1];
+
+		if (t->pid == pid && t->tid == tid)
+			break;
+		i = (i + 1) & (nslots - 1);
+	}
+	return i;
+}
+
+const struct profile_thread *
+profile_thread_find(const struct profile *p, pid_t pid, pid_t tid)
+{
+	size_t i = thread_slot(p, pid, tid, p->nthread_slots, p->thread_slots);
+
+	return p->thread_slots[i] ? &p->threads[p->thread_slots[i] - 1]
+				  : NULL;
+}
+
+void
+profile_thread_name(struct profile *p, pid_t pid, pid_t tid,
+		    const char *name)
+{
+	size_t i = thread_slot(p, pid, tid, p->nthread_slots, p->thread_slots);
+	uint32_t nid = intern_str(p->names, name ? name : "");
+
+	if (p->thread_slots[i]) {
+		p->threads[p->thread_slots[i] - 1].name = nid;
+		return;
+	}
+	p->threads = xgrowarray(p->threads, &p->threads_cap, p->nthreads + 1,
+				sizeof(*p->threads));
+	p->threads[p->nthreads] = (struct profile_thread){
+		.pid = pid, .tid = tid, .name = nid,
+	};
+	p->thread_slots[i] = ++p->nthreads;
+	if (p->nthreads * 2 > p->nthread_slots) {
+		size_t ns = p->nthread_slots * 2;
+		uint32_t *slots = xcalloc(ns, sizeof(*slots));
+
+		for (size_t t = 0; t < p->nthreads; t++)
+			slots[thread_slot(p, p->threads[t].pid,
+					  p->threads[t].tid, ns, slots)] = t + 1;
+		free(p->thread_slots);
+		p->thread_slots = slots;
+		p->nthread_slots = ns;
+	}
 }
 
 static uint64_t
@@ -112,8 +328,9 @@ profile_add_count(struct profile *p, const uint32_t *frames, size_t depth,
 }
 
 uint32_t
-profile_add(struct profile *p, uint64_t time_ns, pid_t tid,
-	    const uint32_t *frames, size_t depth)
+profile_add_sample(struct profile *p, uint64_t time_ns, pid_t pid, pid_t tid,
+		   enum profile_state state, const uint32_t *frames,
+		   size_t depth)
 {
 	uint32_t s = profile_add_count(p, frames, depth, 1);
 	struct profile_sample *smp;
@@ -122,10 +339,21 @@ profile_add(struct profile *p, uint64_t time_ns, pid_t tid,
 				sizeof(*p->samples));
 	smp = &p->samples[p->nsamples++];
 	smp->time_ns = time_ns;
+	smp->pid = pid;
 	smp->tid = tid;
 	smp->stack = s;
+	smp->state = (unsigned)state < PROFILE_STATES ? state : 0;
 	p->stats.samples++;
+	p->stats.per_state[smp->state]++;
 	return s;
+}
+
+uint32_t
+profile_add(struct profile *p, uint64_t time_ns, pid_t tid,
+	    const uint32_t *frames, size_t depth)
+{
+	return profile_add_sample(p, time_ns, p->meta.pid, tid,
+				  PROFILE_STATE_UNKNOWN, frames, depth);
 }
 
 uint64_t

@@ -17,16 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rbflame/diagnose.h"
 #include "rbflame/error.h"
 #include "rbflame/output.h"
+#include "rbflame/proc.h"
 #include "rbflame/profile.h"
 #include "rbflame/run.h"
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
 #include "rbflame/target.h"
+#include "rbflame/xmalloc.h"
 
 #define PROGRESS_NS (250ull * 1000000ull)
 
@@ -108,6 +111,33 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
 		progress_line(c, 0, true);
 }
 
+/* What the run is, for the formats that carry it. */
+static void
+record_meta(struct profile *p, const struct options *o, pid_t pid)
+{
+	char cmd[4096];
+	struct timespec ts;
+
+	p->meta.pid = pid;
+	if (o->command) {
+		/* The child has not run exec yet: its command is ours. */
+		size_t n = 0;
+
+		cmd[0] = '\0';
+		for (char *const *a = o->command; *a && n + 2 < sizeof(cmd);
+		     a++)
+			n += snprintf(cmd + n, sizeof(cmd) - n, "%s%s",
+				      n ? " " : "", *a);
+		p->meta.command = xstrdup(cmd);
+	} else if (proc_cmdline(pid, cmd, sizeof(cmd)) == 0) {
+		p->meta.command = xstrdup(cmd);
+	}
+	p->meta.mode = xstrdup(o->cpu ? "cpu" : "wall");
+	clock_gettime(CLOCK_REALTIME, &ts);
+	p->meta.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull +
+				(uint64_t)ts.tv_nsec;
+}
+
 static void *
 tracer_main(void *arg)
 {
@@ -136,6 +166,7 @@ tracer_main(void *arg)
 		return NULL;
 	}
 	c->pid = t.pid;
+	record_meta(c->prof, o, t.pid);
 	if (sampler_init(&s, &t, c->prof, o->threads, o->function, o->cpu,
 			 now_ns()) == 0) {
 		sampler_ok = true;

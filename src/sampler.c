@@ -43,6 +43,7 @@
 
 struct thread_priv {
 	char root[160];		/* 'thread TID "NAME"' */
+	uint32_t root_id;	/* its frame */
 	uint64_t root_tick;	/* when the name was last read */
 	bool have_root;
 	/* The stack of the last blocking syscall seen. */
@@ -225,6 +226,17 @@ thread_root_text(char *out, size_t cap, pid_t tid, const char *name)
 	out[o] = '\0';
 }
 
+/* The root frame of a thread, recording its name in the profile. */
+static uint32_t
+thread_frame(struct sampler *s, pid_t tid, const char *name,
+	     const char *text)
+{
+	profile_thread_name(s->prof, s->t->pid, tid, name);
+	return profile_frame_make(s->prof, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_THREAD, .name = name, .text = text,
+	});
+}
+
 /* The root frame of a native thread, its comm re-read now and then. */
 static void
 thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
@@ -237,6 +249,7 @@ thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
 	    tp->have_root)
 		return;
 	thread_root_text(tp->root, sizeof(tp->root), tid, comm);
+	tp->root_id = thread_frame(s, tid, comm, tp->root);
 	tp->have_root = true;
 	tp->root_tick = s->tick;
 }
@@ -267,7 +280,7 @@ record(struct sampler *s, pid_t tid, struct thread_priv *tp,
 
 	if (s->threads) {
 		thread_root(s, tid, tp);
-		frames[d++] = profile_frame(s->prof, tp->root);
+		frames[d++] = tp->root_id;
 	}
 	for (int i = n - 1; i >= 0; i--) {
 		/* A return address points after the call: name the call. */
@@ -278,9 +291,20 @@ record(struct sampler *s, pid_t tid, struct thread_priv *tp,
 
 		if (!found) {
 			char name[512];
+			struct symtab_frame fr;
 
-			symtab_frame_name(s->symtab, ip, name, sizeof(name));
-			*id = profile_frame(s->prof, name);
+			symtab_frame_info(s->symtab, ip, &fr, name,
+					  sizeof(name));
+			*id = profile_frame_make(s->prof,
+				&(struct profile_frame_desc){
+					.kind = PROFILE_FRAME_NATIVE,
+					.name = fr.symbol,
+					.file = fr.module,
+					.build_id = fr.build_id[0] ? fr.build_id
+								   : NULL,
+					.addr = fr.addr,
+					.text = name,
+				});
 		}
 		frames[d++] = *id;
 	}
@@ -417,6 +441,8 @@ probe_ruby(struct sampler *s)
 				  vm.version, vm.layout->version);
 		s->ruby = ruby_reader_create(&vm, s->mem);
 		s->mode = SAMPLER_RUBY;
+		free(s->prof->meta.ruby_version);
+		s->prof->meta.ruby_version = xstrdup(vm.version);
 		debug_msg("Ruby %s: reading Ruby stacks", vm.version);
 		return;
 	}
@@ -461,8 +487,8 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 {
 	uint32_t frames[RUBY_MAX_FRAMES + 4];
 	const char *state[2] = { NULL, NULL };
+	enum profile_state pstate = PROFILE_STATE_RUNNING;
 	char kstate = 'R';
-	char text[8192];
 	size_t d = 0;
 
 	if (s->threads) {
@@ -473,22 +499,28 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 						 sizeof(comm)) == 0)
 			name = comm;
 		thread_root_text(root, sizeof(root), st->tid, name);
-		frames[d++] = profile_frame(s->prof, root);
+		frames[d++] = thread_frame(s, st->tid, name, root);
+	} else {
+		profile_thread_name(s->prof, s->t->pid, st->tid, st->name);
 	}
 	switch (st->state) {
 	case RUBY_STATE_GC_MARKING:
 		state[0] = "(garbage collection)";
 		state[1] = "(marking)";
+		pstate = PROFILE_STATE_MARKING;
 		break;
 	case RUBY_STATE_GC_SWEEPING:
 		state[0] = "(garbage collection)";
 		state[1] = "(sweeping)";
+		pstate = PROFILE_STATE_SWEEPING;
 		break;
 	case RUBY_STATE_GC:
 		state[0] = "(garbage collection)";
+		pstate = PROFILE_STATE_GC;
 		break;
 	case RUBY_STATE_WAITING_GVL:
 		state[0] = "(waiting for GVL)";
+		pstate = PROFILE_STATE_WAITING_GVL;
 		kstate = 'S';
 		break;
 	case RUBY_STATE_NO_GVL:
@@ -508,6 +540,8 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 		}
 		state[0] = kstate == 'R' ? "(running without GVL)"
 					 : "(blocked)";
+		pstate = kstate == 'R' ? PROFILE_STATE_NO_GVL
+				       : PROFILE_STATE_BLOCKED;
 		break;
 	default:
 		break;
@@ -526,22 +560,29 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 
 		if (ts->label != f->label || ts->path != f->path ||
 		    ts->line != line || !ts->used) {
-			if (!f->path)
-				snprintf(text, sizeof(text), "%s", f->label);
-			else
-				snprintf(text, sizeof(text), "%s (%s:%d)",
-					 f->label, f->path, line);
 			ts->label = f->label;
 			ts->path = f->path;
 			ts->line = line;
 			ts->used = true;
-			ts->id = profile_frame(s->prof, text);
+			ts->id = profile_frame_make(s->prof,
+				&(struct profile_frame_desc){
+					.kind = !f->path ? PROFILE_FRAME_MARKER
+						: f->cfunc ? PROFILE_FRAME_CFUNC
+							   : PROFILE_FRAME_RUBY,
+					.name = f->label,
+					.file = f->path,
+					.line = f->path ? line : 0,
+				});
 		}
 		frames[d++] = ts->id;
 	}
 	for (int i = 0; i < 2 && state[i]; i++)
-		frames[d++] = profile_frame(s->prof, state[i]);
-	profile_add(s->prof, now_ns() - s->start_ns, st->tid, frames, d);
+		frames[d++] = profile_frame_make(s->prof,
+			&(struct profile_frame_desc){
+				.kind = PROFILE_FRAME_STATE, .name = state[i],
+			});
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->t->pid,
+			   st->tid, pstate, frames, d);
 }
 
 /* Stops the thread holding the GVL (while it is stopped no thread can

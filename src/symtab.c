@@ -359,21 +359,37 @@ symtab_module(struct symtab *st, uint64_t ip, struct symtab_module *out)
 }
 
 void
-symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap)
+symtab_frame_info(struct symtab *st, uint64_t ip, struct symtab_frame *out,
+		  char *buf, size_t cap)
 {
 	struct symtab_module mod;
 	const char *name = NULL, *base;
 	struct sfile *f;
-	uint64_t off;
+	uint64_t off = 0;
 
-	if (!cap)
-		return;
+	memset(out, 0, sizeof(*out));
+	out->addr = ip;
 	if (lookup(st, ip, &mod, &f) < 0) {
-		snprintf(buf, cap, "0x%" PRIx64, ip);
+		if (cap)
+			snprintf(buf, cap, "0x%" PRIx64, ip);
 		return;
 	}
-	if (mod.elf)
+	out->module = mod.path;
+	if (mod.elf) {
+		size_t idlen = 0;
+		const uint8_t *id = elf_file_build_id(mod.elf, &idlen);
+
+		for (size_t i = 0; id && i < idlen && i < 20; i++)
+			snprintf(out->build_id + 2 * i, 3, "%02x", id[i]);
 		name = elf_file_symbol(mod.elf, ip - mod.bias, &off);
+		out->addr = ip - mod.bias;
+	}
+	if (name) {
+		out->symbol = name;
+		out->addr -= off;
+	}
+	if (!cap)
+		return;
 	base = strrchr(mod.path, '/');
 	base = base ? base + 1 : mod.path;
 	if (name && f == st->exe)
@@ -383,6 +399,14 @@ symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap)
 	else
 		snprintf(buf, cap, "0x%" PRIx64 " (%s)",
 			 mod.elf ? ip - mod.bias : ip, base);
+}
+
+void
+symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap)
+{
+	struct symtab_frame fr;
+
+	symtab_frame_info(st, ip, &fr, buf, cap);
 }
 
 void

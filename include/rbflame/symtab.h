@@ -72,6 +72,23 @@ int symtab_module(struct symtab *st, uint64_t ip, struct symtab_module *out);
  */
 void symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap);
 
+/** What symtab_frame_info() knows of an address. */
+struct symtab_frame {
+	const char *symbol;	/* NULL when in no symbol */
+	const char *module;	/* the file's path as maps shows it, or NULL */
+	char build_id[41];	/* hex, "" when the file has none */
+	uint64_t addr;		/* the symbol's link-time address; without a
+				 * symbol the link-time ip (ip in no file) */
+};
+
+/**
+ * Fills out for ip (as symtab_frame_name() names it) and writes the name
+ * symtab_frame_name() would write into buf. Pointers are valid until
+ * symtab_destroy().
+ */
+void symtab_frame_info(struct symtab *st, uint64_t ip,
+		       struct symtab_frame *out, char *buf, size_t cap);
+
 /** Frees st and every elf_file it opened (NULL is fine). */
 void symtab_destroy(struct symtab *st);
 

@@ -121,21 +121,22 @@ cmp_line(const void *a, const void *b)
 static int
 collapsed_write(const struct profile *p, FILE *f)
 {
-	uint32_t nnames = intern_count(p->names);
-	char **clean = xcalloc(nnames ? nnames : 1, sizeof(*clean));
-	size_t *clen = xcalloc(nnames ? nnames : 1, sizeof(*clen));
+	uint32_t nfr = p->nframes;
+	char **clean = xcalloc(nfr ? nfr : 1, sizeof(*clean));
+	size_t *clen = xcalloc(nfr ? nfr : 1, sizeof(*clen));
 	struct line *lines = xcalloc(p->nstacks ? p->nstacks : 1,
 				     sizeof(*lines));
 	size_t nlines = 0;
 	int ret = 0;
 
-	/* Sanitize each distinct name once, not once per stack. */
-	for (uint32_t id = 0; id < nnames; id++) {
-		size_t len = intern_len(p->names, id);
+	/* Sanitize each distinct frame once, not once per stack. */
+	for (uint32_t id = 0; id < nfr; id++) {
+		uint32_t text = p->frames[id].text;
+		size_t len = intern_len(p->names, text);
 		size_t cap = len * 3 + 8;
 
 		clean[id] = xmalloc(cap);
-		clen[id] = collapsed_sanitize(intern_get(p->names, id), len,
+		clen[id] = collapsed_sanitize(intern_get(p->names, text), len,
 					      clean[id], cap);
 	}
 	for (size_t s = 0; s < p->nstacks; s++) {
@@ -179,7 +180,7 @@ collapsed_write(const struct profile *p, FILE *f)
 		errno = errno ? errno : EIO;
 		ret = -1;
 	}
-	for (uint32_t id = 0; id < nnames; id++)
+	for (uint32_t id = 0; id < nfr; id++)
 		free(clean[id]);
 	free(clean);
 	free(clen);

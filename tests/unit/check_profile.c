@@ -34,6 +34,84 @@ START_TEST(test_aggregate)
 }
 END_TEST
 
+/* Structured frames: equal descriptions intern to one id, the text is
+ * derived as collapsed output shows it, kinds and states are kept. */
+START_TEST(test_frames)
+{
+	struct profile *p = profile_create();
+	struct profile_frame_desc rb = {
+		.kind = PROFILE_FRAME_RUBY, .name = "A#pow", .file = "/a.rb",
+		.line = 12,
+	};
+	uint32_t r = profile_frame_make(p, &rb), c, n, st, fr[3];
+	const struct profile_frame *f;
+
+	ck_assert_uint_eq(profile_frame_make(p, &rb), r);
+	ck_assert_str_eq(profile_frame_name(p, r), "A#pow (/a.rb:12)");
+	rb.line = 13;
+	ck_assert_uint_ne(profile_frame_make(p, &rb), r);
+	c = profile_frame_make(p, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_CFUNC, .name = "Integer#times",
+		.file = "/a.rb", .line = 12 });
+	ck_assert_str_eq(profile_frame_name(p, c),
+			 "Integer#times (/a.rb:12)");
+	n = profile_frame_make(p, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_NATIVE, .name = "deflate",
+		.file = "/usr/lib/libz.so.1", .build_id = "ab12",
+		.addr = 0x1000, .text = "deflate (libz.so.1)" });
+	f = profile_frame_get(p, n);
+	ck_assert_str_eq(profile_frame_name(p, n), "deflate (libz.so.1)");
+	ck_assert_str_eq(profile_str_get(p, f->name), "deflate");
+	ck_assert_str_eq(profile_str_get(p, f->file), "/usr/lib/libz.so.1");
+	ck_assert_str_eq(profile_str_get(p, f->build_id), "ab12");
+	ck_assert_uint_eq(f->addr, 0x1000);
+	ck_assert_int_eq(f->kind, PROFILE_FRAME_NATIVE);
+	/* A plain name never equals a structured frame with that text. */
+	ck_assert_uint_ne(profile_frame(p, "deflate (libz.so.1)"), n);
+	st = profile_frame_make(p, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_STATE, .name = "(blocked)" });
+	ck_assert_str_eq(profile_frame_name(p, st), "(blocked)");
+	ck_assert_uint_eq(profile_frame_get(p, st)->file, PROFILE_NO_STR);
+	ck_assert_str_eq(profile_str_get(p, PROFILE_NO_STR), "");
+	ck_assert_ptr_null(profile_frame_get(p, 1000));
+
+	fr[0] = r;
+	fr[1] = c;
+	fr[2] = st;
+	profile_add_sample(p, 5, 100, 101, PROFILE_STATE_BLOCKED, fr, 3);
+	profile_add(p, 6, 102, fr, 2);
+	ck_assert_uint_eq(p->samples[0].pid, 100);
+	ck_assert_uint_eq(p->samples[0].state, PROFILE_STATE_BLOCKED);
+	ck_assert_uint_eq(p->samples[1].state, PROFILE_STATE_UNKNOWN);
+	ck_assert_uint_eq(p->stats.per_state[PROFILE_STATE_BLOCKED], 1);
+	ck_assert_str_eq(profile_state_name(PROFILE_STATE_WAITING_GVL),
+			 "waiting for GVL");
+	ck_assert_str_eq(profile_kind_name(PROFILE_FRAME_CFUNC), "cfunc");
+	profile_destroy(p);
+}
+END_TEST
+
+/* Threads: one record per (pid, tid), renamed in place, many of them. */
+START_TEST(test_threads)
+{
+	struct profile *p = profile_create();
+
+	ck_assert_ptr_null(profile_thread_find(p, 1, 2));
+	profile_thread_name(p, 1, 2, "main");
+	profile_thread_name(p, 1, 2, "worker");
+	ck_assert_uint_eq(p->nthreads, 1);
+	ck_assert_str_eq(profile_str_get(p, profile_thread_find(p, 1, 2)->name),
+			 "worker");
+	for (int i = 0; i < 1000; i++)
+		profile_thread_name(p, 7, i, i % 2 ? "odd" : "even");
+	ck_assert_uint_eq(p->nthreads, 1001);
+	ck_assert_str_eq(profile_str_get(p, profile_thread_find(p, 7, 999)->name),
+			 "odd");
+	ck_assert_ptr_null(profile_thread_find(p, 2, 1));
+	profile_destroy(p);
+}
+END_TEST
+
 START_TEST(test_many)
 {
 	struct profile *p = profile_create();
@@ -66,6 +144,8 @@ main(void)
 
 	tcase_add_test(tc, test_aggregate);
 	tcase_add_test(tc, test_many);
+	tcase_add_test(tc, test_frames);
+	tcase_add_test(tc, test_threads);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
