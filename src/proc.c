@@ -278,9 +278,10 @@ proc_cmdline(pid_t pid, char *buf, size_t cap)
 	return 0;
 }
 
-/* Finds "Key:\t..." in /proc/PID/status and parses its first number. */
+/* Finds "Key:\t..." in /proc/PID/status and parses its first number in
+ * base (0: decimal, or hex with 0x). */
 static int
-status_field(pid_t pid, const char *key, long *val)
+status_field_base(pid_t pid, const char *key, int base, unsigned long *val)
 {
 	char path[64], buf[4096];
 	size_t kl = strlen(key);
@@ -291,12 +292,39 @@ status_field(pid_t pid, const char *key, long *val)
 		return -1;
 	for (p = buf; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
 		if (!strncmp(p, key, kl) && p[kl] == ':') {
-			*val = strtol(p + kl + 1, NULL, 10);
+			*val = strtoul(p + kl + 1, NULL, base);
 			return 0;
 		}
 	}
 	errno = ENOENT;
 	return -1;
+}
+
+static int
+status_field(pid_t pid, const char *key, long *val)
+{
+	unsigned long v;
+
+	if (status_field_base(pid, key, 10, &v) < 0)
+		return -1;
+	*val = (long)v;
+	return 0;
+}
+
+int
+proc_signal_disposition(pid_t pid, int sig)
+{
+	unsigned long ign, cgt;
+
+	if (sig < 1 || sig > 64 ||
+	    status_field_base(pid, "SigIgn", 16, &ign) < 0 ||
+	    status_field_base(pid, "SigCgt", 16, &cgt) < 0)
+		return -1;
+	if (ign >> (sig - 1) & 1)
+		return PROC_SIG_IGNORED;
+	if (cgt >> (sig - 1) & 1)
+		return PROC_SIG_CAUGHT;
+	return PROC_SIG_DEFAULT;
 }
 
 int

@@ -106,6 +106,31 @@ cont(pid_t tid, int sig)
 		debug_msg("PTRACE_CONT %d: %s", (int)tid, strerror(errno));
 }
 
+/*
+ * Whether an EINTR that signal sig, about to be delivered, left in a
+ * non-restartable call may be turned into a restart. The kernel queues
+ * even ignored signals for a traced process (SIGCHLD, SIGWINCH, SIGURG,
+ * SIG_IGN'd ones: "tracers may want to know"), so a thread asleep in
+ * epoll_wait or sigtimedwait fails with EINTR where untraced it would
+ * have slept on. -ERESTARTNOHAND restarts the call when no handler runs
+ * and still gives EINTR when one does, as without us; a fatal signal ends
+ * the process either way. Only a stop signal left at its default stops
+ * the process, and then EINTR is what the program would see untraced
+ * (man 7 signal): that one is left alone.
+ */
+static bool
+signal_may_restart(struct target *t, int sig)
+{
+	int disp;
+
+	if (sig == SIGSTOP || sig == SIGKILL)
+		return false;
+	if (sig != SIGTSTP && sig != SIGTTIN && sig != SIGTTOU)
+		return true;
+	disp = proc_signal_disposition(t->pid, sig);
+	return disp == PROC_SIG_IGNORED || disp == PROC_SIG_CAUGHT;
+}
+
 /* One wait status for tid. */
 static void
 handle_event(struct target *t, pid_t tid, int status)
@@ -199,6 +224,12 @@ handle_event(struct target *t, pid_t tid, int status)
 		t->stats.signals_forwarded++;
 		if (th->state == TS_GROUP_STOPPED)
 			th->state = TS_RUNNING;	/* SIGCONT & co */
+		if (signal_may_restart(t, sig)) {
+			struct user_regs_struct regs;
+
+			if (target_get_regs(th, &regs) == 0)
+				target_fix_interrupted_syscall(t, th, &regs);
+		}
 		cont(tid, sig);
 		return;
 	default:

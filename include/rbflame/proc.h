@@ -58,6 +58,10 @@ int proc_cmdline(pid_t pid, char *buf, size_t cap);
 /** Real uid owning pid, and the state letter from /proc/PID/stat. */
 int proc_status_uid(pid_t pid, uid_t *uid);
 int proc_thread_state(pid_t pid, pid_t tid, char *state);
+/** What pid does on a signal, from SigIgn and SigCgt in its status. */
+enum { PROC_SIG_DEFAULT, PROC_SIG_IGNORED, PROC_SIG_CAUGHT };
+/** PROC_SIG_* for signal sig (1..64) of pid, or -1 with errno. */
+int proc_signal_disposition(pid_t pid, int sig);
 /** TracerPid of pid (0 when untraced), -1 on error. */
 int proc_tracer_pid(pid_t pid, pid_t *tracer);
 

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -99,6 +100,12 @@ START_TEST(test_restartable_table)
 }
 END_TEST
 
+static void
+on_signal(int sig)
+{
+	(void)sig;
+}
+
 START_TEST(test_self)
 {
 	pid_t *tids;
@@ -126,6 +133,28 @@ START_TEST(test_self)
 }
 END_TEST
 
+/* Signal dispositions, read back from our own status file. */
+START_TEST(test_signal_disposition)
+{
+	struct sigaction sa = { .sa_handler = SIG_IGN };
+
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGTSTP, &sa, NULL), 0);
+	ck_assert_int_eq(proc_signal_disposition(getpid(), SIGTSTP),
+			 PROC_SIG_IGNORED);
+	sa.sa_handler = SIG_DFL;
+	ck_assert_int_eq(sigaction(SIGTSTP, &sa, NULL), 0);
+	ck_assert_int_eq(proc_signal_disposition(getpid(), SIGTSTP),
+			 PROC_SIG_DEFAULT);
+	sa.sa_handler = on_signal;
+	ck_assert_int_eq(sigaction(SIGRTMIN + 3, &sa, NULL), 0);
+	ck_assert_int_eq(proc_signal_disposition(getpid(), SIGRTMIN + 3),
+			 PROC_SIG_CAUGHT);
+	ck_assert_int_eq(proc_signal_disposition(getpid(), 0), -1);
+	ck_assert_int_eq(proc_signal_disposition(getpid(), 65), -1);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -138,6 +167,7 @@ main(void)
 	tcase_add_test(tc, test_target_path);
 	tcase_add_test(tc, test_syscall_parse);
 	tcase_add_test(tc, test_restartable_table);
+	tcase_add_test(tc, test_signal_disposition);
 	tcase_add_test(tc, test_self);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
