@@ -311,6 +311,19 @@ record(struct sampler *s, pid_t tid, struct thread_priv *tp,
 	profile_add(s->prof, now_ns() - s->start_ns, tid, frames, d);
 }
 
+/* True when th sleeps in a call that an interrupt would make fail (a C
+ * extension may wait in epoll_wait holding the GVL): such a thread is
+ * never stopped; the double read checks what it holds still. */
+static bool
+in_nonrestartable(struct target_thread *th)
+{
+	struct proc_syscall sc;
+
+	return th->syscall_fd >= 0 &&
+	       proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+	       sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr);
+}
+
 /* Samples one thread. Returns 0 when a stack was recorded. */
 static int
 sample_thread(struct sampler *s, struct target_thread *th, pid_t tid)
@@ -644,7 +657,7 @@ ruby_tick(struct sampler *s)
 			break;
 		}
 		th = target_thread_find(s->t, holder);
-		if (!th || th->state != TS_RUNNING)
+		if (!th || th->state != TS_RUNNING || in_nonrestartable(th))
 			break;
 		if (target_interrupt(s->t, th) < 0 ||
 		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
