@@ -122,6 +122,26 @@ block_usr2(void)
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 }
 
+/*
+ * The threads in non-restartable calls also block SIGCHLD, which they
+ * ignore anyway. The wait4 child's SIGCHLD is sent to the process; traced,
+ * the kernel queues it and may pick one of these threads to wake while the
+ * main thread is stopped, and if another thread dequeues it first, the
+ * woken thread returns EINTR with no signal-delivery stop for rbflame to
+ * repair. That race is the kernel's (see README, "Signals"); the
+ * thread-directed ignored signals below still test the repair.
+ */
+static void
+block_usr2_and_chld(void)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR2);
+	sigaddset(&set, SIGCHLD);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+}
+
 static void
 thread_start(struct call *c)
 {
@@ -137,7 +157,7 @@ blocked_read(void *arg)
 	ssize_t r;
 
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		r = read(data_pipe[0], &b, 1);
 		count(c, r, errno, 0, 0);
 		if (r == 1 && b != want++) {
@@ -155,7 +175,7 @@ blocked_accept(void *arg)
 	int fd;
 
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		fd = accept(listen_fd, NULL, NULL);
 		count(c, fd, errno, 0, 0);
 		if (fd >= 0)
@@ -172,7 +192,7 @@ blocked_futex(void *arg)
 	int v;
 
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		v = atomic_load(&futex_word);
 		r = syscall(SYS_futex, &futex_word, FUTEX_WAIT_PRIVATE, v, NULL,
 			    NULL, 0);
@@ -189,7 +209,7 @@ blocked_wait4(void *arg)
 	int st;
 
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		pid = fork();
 		if (pid < 0)
 			tracee_die("fork");
@@ -219,7 +239,7 @@ blocked_nanosleep(void *arg)
 
 	block_usr2();
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		ts.tv_sec = 0;
 		ts.tv_nsec = 20 * 1000 * 1000;
 		t0 = tracee_now();
@@ -240,7 +260,7 @@ blocked_select(void *arg)
 
 	block_usr2();
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		FD_ZERO(&fds);
 		FD_SET(quiet_pipe[0], &fds);
 		tv.tv_sec = 0;
@@ -262,7 +282,7 @@ blocked_poll(void *arg)
 
 	block_usr2();
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		pfd.fd = quiet_pipe[0];
 		pfd.events = POLLIN;
 		t0 = tracee_now();
@@ -281,9 +301,9 @@ blocked_epoll(void *arg)
 	double t0;
 	int r;
 
-	block_usr2();
+	block_usr2_and_chld();
 	thread_start(c);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		t0 = tracee_now();
 		r = epoll_wait(epoll_fd, &ev, 1, 50);
 		/* Only a timeout (r == 0) must have waited the full 50 ms. */
@@ -303,11 +323,11 @@ blocked_sigtimedwait(void *arg)
 	double t0;
 	int r;
 
-	block_usr2();
+	block_usr2_and_chld();
 	thread_start(c);
 	sigemptyset(&set);
 	sigaddset(&set, quiet_sig);
-	while (!atomic_load(&stop)) {
+	for (;;) {
 		ts.tv_sec = 0;
 		ts.tv_nsec = 50 * 1000 * 1000;
 		t0 = tracee_now();
@@ -329,7 +349,8 @@ ticker_connect(void)
 	close(fd);
 }
 
-/* Signals whose default action is to be ignored. */
+/* Signals whose default action is to be ignored (SIGCHLD stays pending
+ * in the threads that block it). */
 static const int ignored[] = { SIGCHLD, SIGWINCH, SIGURG };
 
 static unsigned long
@@ -373,9 +394,8 @@ ticker(void *arg)
 			if (atomic_load(&c->usr2_handled) <
 			    atomic_load(&c->usr2_sent)) {
 				atomic_fetch_add(&usr2_skipped, 1);
-			} else {
+			} else if (pthread_kill(c->th, SIGUSR2) == 0) {
 				atomic_fetch_add(&c->usr2_sent, 1);
-				pthread_kill(c->th, SIGUSR2);
 			}
 		}
 	}
@@ -493,6 +513,8 @@ main(int argc, char **argv)
 	deadline = tracee_deadline(seconds);
 	while (tracee_now() < deadline)
 		tracee_sleep(0.05);
+	/* Only the ticker stops: a call thread that exited could leave a
+	 * SIGUSR2 sent to it unhandled. They stay in their calls until exit. */
 	atomic_store(&stop, 1);
 	pthread_join(tick_th, NULL);
 
