@@ -125,11 +125,11 @@ block_usr2(void)
 /*
  * The threads in non-restartable calls also block SIGCHLD, which they
  * ignore anyway. The wait4 child's SIGCHLD is sent to the process; traced,
- * the kernel queues it and may pick one of these threads to wake while the
- * main thread is stopped, and if another thread dequeues it first, the
- * woken thread returns EINTR with no signal-delivery stop for rbflame to
- * repair. That race is the kernel's (see README, "Signals"); the
- * thread-directed ignored signals below still test the repair.
+ * the kernel queues it and may pick one of these threads to wake, and if
+ * another thread dequeues it first, the woken thread returns EINTR with no
+ * signal-delivery stop for rbflame to repair. That race comes with being
+ * traced at all (README); the thread-directed ignored signals below still
+ * test the repair.
  */
 static void
 block_usr2_and_chld(void)
