@@ -8,7 +8,7 @@
  * call; see callgraph.h) and the inclusive samples of that call. The
  * event is "Samples". Names are one line each: control characters become
  * spaces, invalid UTF-8 U+FFFD, and a name that would read as callgrind's
- * "(id)" compression gets a leading space.
+ * "(id)" name compression ("(12) x") gets a leading space.
  */
 #include "config.h"
 
@@ -53,8 +53,8 @@ put_name(FILE *f, const char *key, const char *s, char *buf, size_t cap)
 {
 	output_clean_line(s, buf, cap);
 	fputs(key, f);
-	if (buf[0] == '(')
-		fputc(' ', f);
+	if (buf[0] == '(' && buf[1] >= '0' && buf[1] <= '9')
+		fputc(' ', f);	/* not "(id)" name compression */
 	fputs(buf, f);
 	fputc('\n', f);
 }
