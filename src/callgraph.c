@@ -97,14 +97,16 @@ map_get(const struct map *m, uint64_t key)
 	return m->vals[i] ? (int64_t)m->vals[i] - 1 : -1;
 }
 
-/* Two frames are one function when all but line and address agree; a
- * native frame without a symbol is its own function per address. */
+/* Two frames are one function when all but line and address agree (a
+ * C method's file and line too: they are its caller's); a native frame
+ * without a symbol is its own function per address. */
 static uint64_t
 func_key_hash(const struct profile *p, const struct profile_frame *f)
 {
 	uint64_t h = f->kind;
 
-	h = mix(h ^ f->name) ^ f->file;
+	/* A C method's file and line are its caller's: not part of it. */
+	h = mix(h ^ f->name) ^ (f->kind == PROFILE_FRAME_CFUNC ? 0 : f->file);
 	h = mix(h) ^ f->build_id;
 	if (f->kind == PROFILE_FRAME_NAME || f->kind == PROFILE_FRAME_THREAD ||
 	    f->kind == PROFILE_FRAME_PROCESS)
@@ -118,8 +120,10 @@ static bool
 same_func(const struct profile *p, const struct profile_frame *a,
 	  const struct profile_frame *b)
 {
-	if (a->kind != b->kind || a->name != b->name || a->file != b->file ||
+	if (a->kind != b->kind || a->name != b->name ||
 	    a->build_id != b->build_id)
+		return false;
+	if (a->kind != PROFILE_FRAME_CFUNC && a->file != b->file)
 		return false;
 	if ((a->kind == PROFILE_FRAME_NAME || a->kind == PROFILE_FRAME_THREAD ||
 	     a->kind == PROFILE_FRAME_PROCESS) && a->text != b->text)
