@@ -300,15 +300,15 @@ static const struct profile *sort_profile;
 static int
 cmp_sample(const void *x, const void *y)
 {
-	const struct profile_sample *a = &sort_profile->samples[*(const size_t *)x];
-	const struct profile_sample *c = &sort_profile->samples[*(const size_t *)y];
+	size_t i = *(const size_t *)x, k = *(const size_t *)y;
+	const struct profile_sample *a = &sort_profile->samples[i];
+	const struct profile_sample *c = &sort_profile->samples[k];
 
 	if (a->pid != c->pid)
 		return a->pid < c->pid ? -1 : 1;
 	if (a->tid != c->tid)
 		return a->tid < c->tid ? -1 : 1;
-	return (*(const size_t *)x > *(const size_t *)y) -
-	       (*(const size_t *)x < *(const size_t *)y);
+	return (i > k) - (i < k);
 }
 
 static void
