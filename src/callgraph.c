@@ -382,8 +382,10 @@ create(const struct profile *p, bool by_frame)
 	for (size_t s = 0; s < p->nstacks; s++)
 		count_stack(&b, p, s);
 	estimate_calls(&b, p);
-	qsort(g->edges, g->nedges, sizeof(*g->edges), cmp_edge);
-	qsort(g->lines, g->nlines, sizeof(*g->lines), cmp_line);
+	if (g->nedges)	/* qsort() wants a pointer even for none */
+		qsort(g->edges, g->nedges, sizeof(*g->edges), cmp_edge);
+	if (g->nlines)
+		qsort(g->lines, g->nlines, sizeof(*g->lines), cmp_line);
 	map_fini(&b.edge_map);
 	map_fini(&b.line_map);
 	free(b.func_stamp);
