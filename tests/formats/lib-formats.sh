@@ -34,8 +34,10 @@ need_npm_tools() {
 	mkdir -p "$RBFLAME_NPM_CACHE" ||
 		skip_or_fail "cannot create $RBFLAME_NPM_CACHE"
 	say "installing $SPEEDSCOPE_NPM $AJV_NPM into $RBFLAME_NPM_CACHE"
-	npm install --prefix "$RBFLAME_NPM_CACHE" --no-audit --no-fund \
-		--loglevel=error "$SPEEDSCOPE_NPM" "$AJV_NPM" >"$T/npm.log" 2>&1 ||
+	# make -j runs the format tests at once: one npm install at a time.
+	flock "$RBFLAME_NPM_CACHE/.lock" npm install --prefix "$RBFLAME_NPM_CACHE" \
+		--no-audit --no-fund --loglevel=error "$SPEEDSCOPE_NPM" \
+		"$AJV_NPM" >"$T/npm.log" 2>&1 ||
 		skip_or_fail "npm install failed: $(tail -n 3 "$T/npm.log")"
 	[ -f "$SPEEDSCOPE_SCHEMA" ] ||
 		fail "the speedscope package has no $SPEEDSCOPE_SCHEMA"
