@@ -21,10 +21,12 @@ const char options_help[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
 "       rbflame dump -p PID [--snapshot FILE]\n"
+"       rbflame report -i FILE [-f FMT] [-o OUT]...\n"
 "Sample the stacks of a running process, or of a command it launches, and\n"
 "write a profile (collapsed stacks for flamegraph.pl by default). A Ruby\n"
 "process gives Ruby stacks read from its VM; any other process its native\n"
-"stacks. 'rbflame dump' prints every Ruby thread's stack once.\n"
+"stacks. 'rbflame dump' prints every Ruby thread's stack once;\n"
+"'rbflame report' converts a recording (-f raw) into other formats.\n"
 "\n"
 "Target:\n"
 "  -p, --pid PID          attach to the running process PID\n"
@@ -41,8 +43,17 @@ const char options_help[] =
 "                         whatever it is doing; cpu: only threads on a CPU\n"
 "\n"
 "Output:\n"
-"  -o, --output FILE      write the profile to FILE (default: stdout)\n"
-"  -f, --format FMT       profile format: collapsed (default)\n"
+"  -o, --output FILE      write the profile to FILE (default: stdout); may\n"
+"                         be repeated to write several formats at once\n"
+"  -f, --format FMT       profile format: collapsed (default), raw,\n"
+"                         speedscope, stackprof, callgrind, pprof,\n"
+"                         samplingprof; a -f applies to the next -o (after\n"
+"                         the last -o: to each -o without one); an -o\n"
+"                         without -f takes the format its name implies:\n"
+"                         .txt .collapsed, .rbflame (raw),\n"
+"                         .speedscope.json .json, .stackprof.json,\n"
+"                         .callgrind callgrind.out.*, .pb.gz (pprof),\n"
+"                         .samplingprof\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"
@@ -126,6 +137,78 @@ options_parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+/* ---- outputs (issue #6): -o may be repeated -------------------------- */
+
+int
+options_output_add(struct options_outputs *os, const char *path, char *err,
+		   size_t errlen)
+{
+	if (!*path) {
+		fail(err, errlen, "empty output file name");
+		return -1;
+	}
+	if (os->n == OPTIONS_MAX_OUTPUTS) {
+		fail(err, errlen, "too many outputs: at most %d -o",
+		     OPTIONS_MAX_OUTPUTS);
+		return -1;
+	}
+	for (size_t i = 0; i < os->n; i++) {
+		if (!strcmp(os->v[i].path, path)) {
+			fail(err, errlen, "output '%s' given twice", path);
+			return -1;
+		}
+	}
+	os->v[os->n].path = path;
+	/* A -f applies to the next -o only. */
+	os->v[os->n].format = os->trailing_format;
+	os->n++;
+	os->trailing_format = NULL;
+	return 0;
+}
+
+int
+options_format_set(struct options_outputs *os, const char *name, char *err,
+		   size_t errlen)
+{
+	if (!output_find(name)) {
+		fail(err, errlen, "unknown format '%s': choose one of: %s",
+		     name, output_names());
+		return -1;
+	}
+	os->last_format = name;
+	os->trailing_format = name;
+	return 0;
+}
+
+int
+options_outputs_resolve(struct options_outputs *os, char *err,
+			size_t errlen)
+{
+	if (os->n == 0) {
+		os->v[0].path = NULL;
+		os->v[0].format = os->last_format ? os->last_format
+						  : "collapsed";
+		os->n = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < os->n; i++) {
+		const struct output_ops *by_name;
+
+		if (os->v[i].format)
+			continue;
+		if (os->trailing_format) {
+			os->v[i].format = os->trailing_format;
+			continue;
+		}
+		by_name = output_for_file(os->v[i].path);
+		os->v[i].format = by_name ? by_name->name : "collapsed";
+	}
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+/* ---- end of outputs ---------------------------------------------------- */
+
 enum options_result
 options_parse(int argc, char **argv, struct options *o, char *err,
 	      size_t errlen)
@@ -164,16 +247,14 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 					    optarg, RATE_MAX);
 			break;
 		case 'o':
-			if (!*optarg)
-				return fail(err, errlen, "empty output file name");
-			o->output = optarg;
+			if (options_output_add(&o->outputs, optarg, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
 			break;
 		case 'f':
-			if (!output_find(optarg))
-				return fail(err, errlen,
-					    "unknown format '%s': choose one of: %s",
-					    optarg, output_names());
-			o->format = optarg;
+			if (options_format_set(&o->outputs, optarg, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
 			break;
 		case OPT_THREADS:
 			o->threads = true;
@@ -225,6 +306,10 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 				    argv[optind - 1]);
 		}
 	}
+	if (options_outputs_resolve(&o->outputs, err, errlen) < 0)
+		return OPTIONS_ERROR;
+	o->output = o->outputs.v[0].path;
+	o->format = o->outputs.v[0].format;
 	if (optind < argc)
 		o->command = &argv[optind];
 	if (o->pid && o->command)
