@@ -20,7 +20,7 @@
 const char options_help[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
-"       rbflame dump -p PID [--snapshot FILE]\n"
+"       rbflame dump -p PID [--snapshot FILE | --layout]\n"
 "Sample the stacks of a running process, or of a command it launches, and\n"
 "write a profile (collapsed stacks for flamegraph.pl by default). A Ruby\n"
 "process gives Ruby stacks read from its VM; any other process its native\n"
