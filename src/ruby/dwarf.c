@@ -127,37 +127,73 @@ find(struct ruby_dwarf *d, char kind, const char *name)
 	return e->name ? e : NULL;
 }
 
-/* A constant attribute as the signed or unsigned number it is. */
+/*
+ * Whether the type of die (an enumeration type, or a variable) is signed:
+ * 1, 0, or -1 when the DWARF does not say. An enum's underlying type is
+ * its DW_AT_type.
+ */
 static int
-const_value(Dwarf_Die *die, Dwarf_Die *enum_type, int64_t *v)
+type_signed(Dwarf_Die *die)
 {
-	Dwarf_Attribute a, ta;
+	Dwarf_Attribute a;
+	Dwarf_Die t = *die;
+	Dwarf_Word enc;
+
+	for (int i = 0; i < MAX_TYPEDEFS; i++) {
+		if (dwarf_tag(&t) == DW_TAG_base_type) {
+			if (!dwarf_attr(&t, DW_AT_encoding, &a) ||
+			    dwarf_formudata(&a, &enc) != 0)
+				return -1;
+			return enc == DW_ATE_signed ||
+			       enc == DW_ATE_signed_char;
+		}
+		if (!dwarf_attr_integrate(&t, DW_AT_type, &a) ||
+		    !dwarf_formref_die(&a, &t))
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * A DW_AT_const_value as the number it is. DW_FORM_data1/2/4/8 carry no
+ * sign: dwarf_formsdata() sign-extends them, which turns an unsigned
+ * enum's 0x80 into -128, so they are read as the type says (unsigned
+ * when it says nothing: C enumerators are non-negative as a rule, and a
+ * negative one is given in DW_FORM_sdata by GCC and clang).
+ */
+static int
+const_value(Dwarf_Die *die, Dwarf_Die *typed, int64_t *v)
+{
+	Dwarf_Attribute a;
 	Dwarf_Sword s;
-	Dwarf_Word u, size;
-	Dwarf_Die base;
-	int enc = DW_ATE_signed;
+	Dwarf_Word u;
 
 	if (!dwarf_attr(die, DW_AT_const_value, &a))
 		return -1;
-	if (dwarf_whatform(&a) == DW_FORM_udata) {
-		if (dwarf_formudata(&a, &u) != 0)
-			return -1;
-		*v = (int64_t)u;
-		return 0;
+	switch (dwarf_whatform(&a)) {
+	case DW_FORM_sdata:
+	case DW_FORM_implicit_const:
+		break;
+	case DW_FORM_udata:
+		goto as_unsigned;
+	case DW_FORM_data1:
+	case DW_FORM_data2:
+	case DW_FORM_data4:
+	case DW_FORM_data8:
+		if (type_signed(typed) != 1)
+			goto as_unsigned;
+		break;
+	default:
+		return -1;
 	}
 	if (dwarf_formsdata(&a, &s) != 0)
 		return -1;
 	*v = s;
-	/* A fixed-size form of an unsigned enum must not be sign-extended. */
-	if (s < 0 && enum_type &&
-	    dwarf_attr_integrate(enum_type, DW_AT_type, &ta) &&
-	    dwarf_formref_die(&ta, &base) &&
-	    dwarf_attr_integrate(&base, DW_AT_encoding, &ta) &&
-	    dwarf_formudata(&ta, &u) == 0)
-		enc = (int)u;
-	if (s < 0 && (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char) &&
-	    dwarf_aggregate_size(enum_type, &size) == 0 && size < 8)
-		*v = (int64_t)((uint64_t)s & ((1ull << (size * 8)) - 1));
+	return 0;
+as_unsigned:
+	if (dwarf_formudata(&a, &u) != 0)
+		return -1;
+	*v = (int64_t)u;
 	return 0;
 }
 
@@ -230,7 +266,7 @@ walk(struct ruby_dwarf *d, Dwarf_Die *parent, int depth)
 			break;
 		case DW_TAG_variable:
 			/* static const int ID_ENTRY_UNIT = 512; */
-			if (const_value(&die, NULL, &v) == 0) {
+			if (const_value(&die, &die, &v) == 0) {
 				e = add(d, 'e', dwarf_diename(&die));
 				if (e)
 					e->value = v;

@@ -157,6 +157,13 @@ START_TEST(enums)
 	ck_assert_int_eq(v, 12);
 	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_MASK", &v), 0);
 	ck_assert_int_eq(v, 0x7c000);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_HIGH", &v), 0);
+	ck_assert_int_eq(v, 0x80);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_LAST_OP", &v), 0);
+	ck_assert_int_eq(v, 0xa9);
+	/* A constant variable the compiler kept as a value. */
+	if (ruby_dwarf_enum(d, "SAMPLE_UNIT", &v) == 0)
+		ck_assert_int_eq(v, 512);
 	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_NOPE", &v), -1);
 	ck_assert_int_eq(ruby_dwarf_member_is(d, "sample_t", "color",
 					      "sample_t"), 0);

@@ -15,6 +15,7 @@ main(void)
 {
 	sample_global.kind = SAMPLE_SHIFT & 0xf;
 	sample_global.color = SAMPLE_MAGIC;
-	sample_sink = SAMPLE_UNIT + SAMPLE_MASK + SAMPLE_NEGATIVE;
+	sample_sink = SAMPLE_UNIT + SAMPLE_MASK + SAMPLE_NEGATIVE + SAMPLE_HIGH +
+		      SAMPLE_LAST_OP;
 	return sample_global.flags.mode;
 }

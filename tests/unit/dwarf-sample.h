@@ -21,6 +21,8 @@ enum sample_color {
 enum {
 	SAMPLE_SHIFT = 12,
 	SAMPLE_MASK = 0x7c000,
+	SAMPLE_HIGH = 0x80,	/* DW_FORM_data1: not -128 */
+	SAMPLE_LAST_OP = 0xa9,
 };
 
 struct sample_flags {
