@@ -38,7 +38,7 @@
 #define MAPS_MAX (16u << 20)
 
 static const char dump_help[] =
-"Usage: rbflame dump -p PID [--snapshot FILE]\n"
+"Usage: rbflame dump -p PID [--snapshot FILE | --layout]\n"
 "       rbflame dump --from-snapshot FILE\n"
 "Print the Ruby stack of every thread of a process once, root frame first.\n"
 "\n"
@@ -52,6 +52,11 @@ static const char dump_help[] =
 "      --snapshot FILE      also save the memory that was read, the maps\n"
 "                           and the registers to FILE, for bug reports and\n"
 "                           tests (it holds process memory: keep it private)\n"
+"      --layout             print the Ruby layout instead of the stacks: one\n"
+"                           'FIELD DWARF BUILT-IN' line per field of struct\n"
+"                           ruby_layout, from the target's DWARF and from\n"
+"                           rbflame's built-in layout of its version ('-'\n"
+"                           where there is none)\n"
 "\n"
 "Other:\n"
 "  -h, --help               show this help and exit\n"
@@ -63,12 +68,14 @@ static const char dump_help[] =
 enum {
 	OPT_SNAPSHOT = 0x100,
 	OPT_FROM_SNAPSHOT,
+	OPT_LAYOUT,
 };
 
 static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
 	{ "from-snapshot", required_argument, NULL, OPT_FROM_SNAPSHOT },
+	{ "layout", no_argument, NULL, OPT_LAYOUT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -106,6 +113,26 @@ on_stop_signal(int sig)
 {
 	(void)sig;
 	stop_flag = 1;
+}
+
+/* The layouts of a process side by side, for tests and bug reports. */
+static void
+print_layouts(const struct ruby_vm *vm, pid_t pid)
+{
+	char a[288], b[288];
+
+	printf("# Ruby %s in process %d, read with the %s layout\n",
+	       vm->version, (int)pid,
+	       vm->layout == vm->dwarf ? "DWARF" : "built-in");
+	if (!vm->dwarf)
+		printf("# no DWARF layout: %s\n", vm->dwarf_note);
+	printf("# field dwarf built-in\n");
+	for (const struct ruby_layout_field *f = ruby_layout_fields; f->name;
+	     f++) {
+		ruby_layout_format(vm->dwarf, f, a, sizeof(a));
+		ruby_layout_format(vm->generated, f, b, sizeof(b));
+		printf("%s %s %s\n", f->name, a, b);
+	}
 }
 
 /* "2.7, 3.1, ..." of the layouts this build knows. */
@@ -303,7 +330,7 @@ out_release:
 static void
 report_failure(const struct dump_ctx *c)
 {
-	char buf[512];
+	char buf[768];
 
 	switch (c->stage) {
 	case STAGE_OK:
@@ -330,11 +357,9 @@ report_failure(const struct dump_ctx *c)
 			error_msg("process %d is not a Ruby process (no libruby or ruby_version found)",
 				  (int)c->pid);
 		} else if (c->err == ENOTSUP) {
-			supported_versions(buf, sizeof(buf));
-			error_msg("process %d runs Ruby %s, which rbflame cannot read (supported: %s)",
-				  (int)c->pid,
-				  c->vm.version[0] ? c->vm.version : "of an unknown version",
-				  buf);
+			ruby_vm_unsupported_msg(&c->vm, c->pid, buf,
+						sizeof(buf));
+			error_msg("%s", buf);
 		} else {
 			errno = c->err;
 			perror_msg("cannot locate the Ruby VM in process %d",
@@ -375,7 +400,7 @@ save_snapshot(struct dump_ctx *c, const char *path)
 }
 
 static int
-dump_live(pid_t pid, const char *snapshot)
+dump_live(pid_t pid, const char *snapshot, bool layout)
 {
 	struct dump_ctx c = { .pid = pid, .record = snapshot != NULL };
 	struct sigaction sa, old_int, old_term, old_hup;
@@ -414,7 +439,10 @@ dump_live(pid_t pid, const char *snapshot)
 		report_failure(&c);
 		code = 1;
 	} else {
-		print_stacks(c.stacks, c.nstacks);
+		if (layout)
+			print_layouts(&c.vm, pid);
+		else
+			print_stacks(c.stacks, c.nstacks);
 		if (fflush(stdout) != 0) {
 			perror_msg("cannot write to standard output");
 			code = 1;
@@ -500,6 +528,7 @@ int
 dump_main(int argc, char **argv)
 {
 	const char *snapshot = NULL, *from = NULL;
+	bool layout = false;
 	pid_t pid = 0;
 	int c;
 
@@ -518,6 +547,9 @@ dump_main(int argc, char **argv)
 			break;
 		case OPT_FROM_SNAPSHOT:
 			from = optarg;
+			break;
+		case OPT_LAYOUT:
+			layout = true;
 			break;
 		case 'h':
 			fputs(dump_help, stdout);
@@ -545,7 +577,9 @@ dump_main(int argc, char **argv)
 		error_msg_and_help("dump: --snapshot needs -p, not --from-snapshot");
 	if (!pid && !from)
 		error_msg_and_help("dump: give -p PID or --from-snapshot FILE");
+	if (layout && (from || snapshot))
+		error_msg_and_help("dump: --layout needs -p, without --snapshot");
 	if (from)
 		return dump_offline(from);
-	return dump_live(pid, snapshot);
+	return dump_live(pid, snapshot, layout);
 }

@@ -79,6 +79,7 @@ struct scan {
 	const uint8_t *debuglink; /* raw .gnu_debuglink contents */
 	size_t debuglink_len;
 	bool big_endian;
+	bool debug_info;	/* has a .debug_info section with contents */
 };
 
 static int
@@ -443,6 +444,8 @@ scan_sections(struct elf_file *ef, Elf *elf, struct scan *sc)
 			ef->has_eh_frame = true;
 			ef->eh_frame_vaddr = sh.sh_addr;
 			ef->eh_frame_size = sh.sh_size;
+		} else if (strcmp(name, ".debug_info") == 0 && sh.sh_size) {
+			sc->debug_info = true;
 		} else if (!sc->debuglink &&
 			   strcmp(name, ".gnu_debuglink") == 0) {
 			Elf_Data *d = elf_getdata(scn, NULL);
@@ -494,14 +497,22 @@ file_crc32(int fd, uint32_t *out)
 	return 0;
 }
 
+/* What a debug file is wanted for: its .symtab (loaded into the
+ * elf_file), or its DWARF (its path is written to dwarf_path). */
+struct debug_want {
+	char *dwarf_path;	/* NULL: the .symtab */
+	size_t dwarf_cap;
+};
+
 /*
- * Loads the .symtab of a candidate debug file. With want_id, its build-id
- * (if it has one) must match; with want_crc, its CRC must.
+ * Loads the .symtab of a candidate debug file, or with want->dwarf_path
+ * checks that it has .debug_info and records its path. With want_id, its
+ * build-id (if it has one) must match; with want_crc, its CRC must.
  */
 static bool
 try_debug_file(struct elf_file *ef, const char *root, const char *path,
 	       const struct stat *main_st, bool want_id, bool want_crc,
-	       uint32_t crc)
+	       uint32_t crc, const struct debug_want *want)
 {
 	uint8_t id[MAX_BUILD_ID];
 	size_t id_len = 0;
@@ -534,6 +545,16 @@ try_debug_file(struct elf_file *ef, const char *root, const char *path,
 	if (want_id && id_len &&
 	    (id_len != ef->build_id_len || memcmp(id, ef->build_id, id_len)))
 		goto out_end;
+	if (want->dwarf_path) {
+		int n;
+
+		if (!sc.debug_info)
+			goto out_end;
+		n = snprintf(want->dwarf_path, want->dwarf_cap, "%s%s",
+			     root ? root : "", path);
+		ok = n > 0 && (size_t)n < want->dwarf_cap;
+		goto out_end;
+	}
 	if (!sc.symtab)
 		goto out_end;
 	add_symbols(ef, elf, sc.symtab);
@@ -547,7 +568,8 @@ out_close:
 
 static bool
 find_debug_file(struct elf_file *ef, const char *root, const char *path,
-		const struct stat *main_st, const struct scan *sc)
+		const struct stat *main_st, const struct scan *sc,
+		const struct debug_want *want)
 {
 	char dbg[PATH_MAX], dir[PATH_MAX];
 	const char *slash;
@@ -562,7 +584,7 @@ find_debug_file(struct elf_file *ef, const char *root, const char *path,
 			snprintf(hex + 2 * (i - 1), 3, "%02x", ef->build_id[i]);
 		snprintf(dbg, sizeof(dbg), DEBUG_DIR "/.build-id/%02x/%s.debug",
 			 ef->build_id[0], hex);
-		if (try_debug_file(ef, root, dbg, main_st, true, false, 0))
+		if (try_debug_file(ef, root, dbg, main_st, true, false, 0, want))
 			return true;
 	}
 
@@ -588,18 +610,21 @@ find_debug_file(struct elf_file *ef, const char *root, const char *path,
 	n = snprintf(dbg, sizeof(dbg), "%s/%.*s", dir, (int)len,
 		     (const char *)sc->debuglink);
 	if (n > 0 && (size_t)n < sizeof(dbg) &&
-	    try_debug_file(ef, root, dbg, main_st, false, true, crc))
+	    try_debug_file(ef, root, dbg, main_st, false, true, crc,
+			   want))
 		return true;
 	n = snprintf(dbg, sizeof(dbg), "%s/.debug/%.*s", dir, (int)len,
 		     (const char *)sc->debuglink);
 	if (n > 0 && (size_t)n < sizeof(dbg) &&
-	    try_debug_file(ef, root, dbg, main_st, false, true, crc))
+	    try_debug_file(ef, root, dbg, main_st, false, true, crc,
+			   want))
 		return true;
 	n = snprintf(dbg, sizeof(dbg), DEBUG_DIR "%s/%.*s",
 		     dir[0] == '/' ? dir : "", (int)len,
 		     (const char *)sc->debuglink);
 	if (n > 0 && (size_t)n < sizeof(dbg) &&
-	    try_debug_file(ef, root, dbg, main_st, false, true, crc))
+	    try_debug_file(ef, root, dbg, main_st, false, true, crc,
+			   want))
 		return true;
 	return false;
 }
@@ -625,8 +650,11 @@ load(Elf *elf, const char *root, const char *path, const struct stat *st)
 	} else {
 		if (sc.dynsym)
 			add_symbols(ef, elf, sc.dynsym);
-		if (path)
-			find_debug_file(ef, root, path, st, &sc);
+		if (path) {
+			struct debug_want want = { NULL, 0 };
+
+			find_debug_file(ef, root, path, st, &sc, &want);
+		}
 	}
 	finish_symbols(ef);
 	return ef;
@@ -924,4 +952,51 @@ elf_lookup_symbols(const char *root, const char *path,
 	elf_end(elf);
 	close(fd);
 	return (int)found;
+}
+
+int
+elf_find_dwarf(const char *root, const char *path, char *out, size_t cap)
+{
+	struct debug_want want = { out, cap };
+	struct elf_file tmp = {0};
+	struct scan sc = {0};
+	const char *ident;
+	struct stat st;
+	bool ok = false;
+	Elf *elf;
+	int fd, n;
+
+	if (!path || !*path || !out || !cap) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		errno = ENOSYS;
+		return -1;
+	}
+	fd = open_under(root, path, &st);
+	if (fd < 0)
+		return -1;
+	elf = begin_elf(fd);
+	if (!elf) {
+		close(fd);
+		return -1;
+	}
+	ident = elf_getident(elf, NULL);
+	sc.big_endian = ident && ident[EI_DATA] == ELFDATA2MSB;
+	/* A scratch elf_file collects the build-id. */
+	scan_sections(&tmp, elf, &sc);
+	if (sc.debug_info) {
+		n = snprintf(out, cap, "%s%s", root ? root : "", path);
+		ok = n > 0 && (size_t)n < cap;
+	} else {
+		ok = find_debug_file(&tmp, root, path, &st, &sc, &want);
+	}
+	elf_end(elf);
+	close(fd);
+	if (!ok) {
+		errno = ENODATA;
+		return -1;
+	}
+	return 0;
 }

@@ -20,7 +20,7 @@
 const char options_help[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
-"       rbflame dump -p PID [--snapshot FILE]\n"
+"       rbflame dump -p PID [--snapshot FILE | --layout]\n"
 "       rbflame report -i FILE [-f FMT] [-o OUT]...\n"
 "Sample the stacks of a running process, or of a command it launches, and\n"
 "write a profile (collapsed stacks for flamegraph.pl by default). A Ruby\n"

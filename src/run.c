@@ -56,7 +56,7 @@ struct run_ctx {
 	bool exited;
 	int exit_status;
 	bool progress;
-	char fatal_msg[256];	/* an error that ended sampling */
+	char fatal_msg[768];	/* an error that ended sampling */
 };
 
 static void

@@ -440,8 +440,6 @@ probe_ruby(struct sampler *s)
 {
 	struct ruby_vm vm;
 	uint64_t now = now_ns();
-	char supported[64] = "";
-	size_t o = 0;
 
 	if (now < s->next_probe)
 		return;
@@ -461,16 +459,9 @@ probe_ruby(struct sampler *s)
 	}
 	switch (errno) {
 	case ENOTSUP:
-		for (int i = 0; ruby_layouts[i] && o + 8 < sizeof(supported);
-		     i++)
-			o += snprintf(supported + o, sizeof(supported) - o,
-				      "%s%d.%d", i ? ", " : "",
-				      ruby_layouts[i]->api_major,
-				      ruby_layouts[i]->api_minor);
 		s->fatal = ENOTSUP;
-		snprintf(s->fatal_msg, sizeof(s->fatal_msg),
-			 "process %d runs Ruby %s, which rbflame has no layout for (supported: %s); if its structs match a supported release, try --force-version X.Y",
-			 (int)s->t->pid, vm.version, supported);
+		ruby_vm_unsupported_msg(&vm, s->t->pid, s->fatal_msg,
+					sizeof(s->fatal_msg));
 		return;
 	case EAGAIN:
 		/* Ruby, but its VM is not there yet (or not found). */

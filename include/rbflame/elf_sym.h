@@ -91,6 +91,16 @@ int elf_lookup_symbols(const char *root, const char *path,
 		       const char *const *names, uint64_t *vaddrs,
 		       uint64_t *sizes, size_t n);
 
+/**
+ * Where the DWARF of the file at root + path is: the file itself when it
+ * has a .debug_info section, else its separate debug file, found the way
+ * elf_file_open() finds one (build-id under /usr/lib/debug/.build-id,
+ * then .gnu_debuglink next to the file, in .debug/ and under
+ * /usr/lib/debug), every candidate opened under root. Writes root + the
+ * path found to out. 0, or -1 with errno (ENODATA: no DWARF anywhere).
+ */
+int elf_find_dwarf(const char *root, const char *path, char *out, size_t cap);
+
 /** Frees ef (NULL is fine). */
 void elf_file_close(struct elf_file *ef);
 

@@ -28,7 +28,13 @@ struct symtab;
 
 /** What discovery found in a process: enough to read it, even offline. */
 struct ruby_vm {
-	const struct ruby_layout *layout;
+	const struct ruby_layout *layout;	/* the one read with */
+	/* The candidates: the generated layout of this version and the one
+	 * from the target's DWARF (static storage in vm.c, valid until the
+	 * next ruby_vm_find() of another file); NULL when there is none. */
+	const struct ruby_layout *generated;
+	const struct ruby_layout *dwarf;
+	char dwarf_note[256];	/* why dwarf is NULL, "" when it is not */
 	char version[32];	/* "3.1.2", from ruby_version */
 	char description[160];	/* ruby_description, when readable */
 	uint64_t vm;		/* rb_vm_t * */
@@ -42,16 +48,33 @@ struct ruby_vm {
 /**
  * Finds the Ruby VM of process pid. -1 with errno: ENOENT when the
  * process is not Ruby (no libruby, no ruby_version), ENOTSUP when the
- * version has no layout (vm->version says which), EAGAIN when Ruby is
- * there but its VM is not (not started yet, or not found), EIO when the
- * Ruby file cannot be read. For tests: RBFLAME_NO_VM_EXPORT=1 ignores
- * ruby_current_vm_ptr and forces the structural search;
- * RBFLAME_NO_LAYOUT=X.Y acts as if version X.Y had no layout.
- * force_version ("X.Y" or "X.Y.Z", NULL for none) reads the process with
- * that version's layout whatever ruby_version says (the caller warns).
+ * version has no layout (vm->version says which, vm->dwarf_note why the
+ * DWARF gave none), EAGAIN when Ruby is there but its VM is not (not
+ * started yet, or not found), EIO when the Ruby file cannot be read.
+ *
+ * The layout: the one built from the Ruby file's DWARF (the file's own,
+ * or its separate debug file) when there is DWARF, else the generated one
+ * of that version. DWARF wins; when both exist and disagree, a warning
+ * names the first field that differs. force_version ("X.Y" or "X.Y.Z",
+ * NULL for none) reads the process with that version's generated layout
+ * whatever ruby_version says (the caller warns).
+ *
+ * For tests: RBFLAME_LAYOUT=dwarf requires the DWARF layout (ENOTSUP
+ * without it), RBFLAME_LAYOUT=generated never looks for DWARF;
+ * RBFLAME_NO_VM_EXPORT=1 ignores ruby_current_vm_ptr and forces the
+ * structural search; RBFLAME_NO_LAYOUT=X.Y acts as if version X.Y had no
+ * generated layout.
  */
 int ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 		 const char *force_version, struct ruby_vm *vm);
+
+/**
+ * The one-line message for a process whose Ruby cannot be read
+ * (ruby_vm_find() failed with ENOTSUP): the version found, the versions
+ * with a built-in layout, why there is no DWARF layout and what to do.
+ */
+void ruby_vm_unsupported_msg(const struct ruby_vm *vm, pid_t pid, char *buf,
+			     size_t cap);
 
 /** One frame, innermost first in a stack. Strings are owned by the reader. */
 struct ruby_frame {

@@ -29,6 +29,7 @@
 #ifndef RBFLAME_RUBY_LAYOUT_H
 #define RBFLAME_RUBY_LAYOUT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define RUBY_LAYOUT_NONE	0xffffu		/* offset: field absent */
@@ -359,5 +360,50 @@ extern const struct ruby_layout ruby_layout_3_4;
  * (src/ruby/layouts/index.c, generated too).
  */
 extern const struct ruby_layout *const ruby_layouts[];
+
+/* ---- the struct as named fields (src/ruby/layout.c) ------------------- */
+
+enum ruby_field_type {
+	RUBY_FIELD_STR = 1,	/* const char * (version, source) */
+	RUBY_FIELD_U8,
+	RUBY_FIELD_I8,
+	RUBY_FIELD_U16,		/* RUBY_LAYOUT_NONE: absent */
+	RUBY_FIELD_U32,		/* RUBY_LAYOUT_NOVAL: absent */
+};
+
+struct ruby_layout_field {
+	const char *name;	/* the member's name, "thread_ec" */
+	size_t offset;		/* offsetof(struct ruby_layout, member) */
+	enum ruby_field_type type;
+};
+
+/** Every member of struct ruby_layout in order, ended by a NULL name. */
+extern const struct ruby_layout_field ruby_layout_fields[];
+
+/** The field named name, or NULL. */
+const struct ruby_layout_field *ruby_layout_field(const char *name);
+
+/** The value of a numeric field (0 for a string field). */
+int64_t ruby_layout_get(const struct ruby_layout *L,
+			const struct ruby_layout_field *f);
+
+/**
+ * Sets a numeric field; -1 when v does not fit its type or is the
+ * type's "absent" value (RUBY_LAYOUT_NONE / NOVAL: leave it alone).
+ */
+int ruby_layout_set(struct ruby_layout *L, const struct ruby_layout_field *f,
+		    int64_t v);
+
+/**
+ * The value as one word into buf: decimal, "none" for an absent offset or
+ * value, the string with blanks as '_' (or "-"); "-" when L is NULL.
+ */
+void ruby_layout_format(const struct ruby_layout *L,
+			const struct ruby_layout_field *f, char *buf,
+			size_t cap);
+
+/** The first numeric field where a and b differ, NULL if none does. */
+const struct ruby_layout_field *ruby_layout_diff(const struct ruby_layout *a,
+						 const struct ruby_layout *b);
 
 #endif /* RBFLAME_RUBY_LAYOUT_H */

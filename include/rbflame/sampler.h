@@ -64,7 +64,7 @@ struct sampler {
 	struct ruby_stack *stacks;
 	int stacks_cap;
 	int fatal;		/* errno of an error that ends the run, 0 if none */
-	char fatal_msg[256];	/* its one-line message */
+	char fatal_msg[768];	/* its one-line message */
 };
 
 /** Sets up memory, symbols and unwinding for t's process. */

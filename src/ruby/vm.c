@@ -3,7 +3,8 @@
 /*
  * Finding the Ruby VM in a process: which file is Ruby (libruby, or a
  * static ruby executable), its version (ruby_version), the layout for
- * that version, the VM (ruby_current_vm_ptr when exported, otherwise a
+ * that version (from the file's DWARF when it has some, else the
+ * generated one; the DWARF layout lives here, one at a time), the VM (ruby_current_vm_ptr when exported, otherwise a
  * structural search of the file's data), and the global symbol table
  * (ruby_global_symbols, hidden in Debian's builds: found by its shape).
  * Every candidate is validated by walking what it points to: the target's
@@ -16,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rbflame/elf_sym.h"
@@ -23,6 +25,7 @@
 #include "rbflame/mem.h"
 #include "rbflame/proc.h"
 #include "rbflame/ruby.h"
+#include "rbflame/ruby_dwarf.h"
 #include "rbflame/symtab.h"
 #include "rbflame/xmalloc.h"
 
@@ -248,6 +251,159 @@ layout_for(const char *version)
 	return NULL;
 }
 
+/* The DWARF layout of the last Ruby file looked at, found or not: the VM
+ * search runs again and again until Ruby has started (launch mode), and
+ * reading DWARF costs a good part of a second. */
+static struct {
+	bool valid;
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	struct timespec mtime;
+	char version[32];
+	bool found;
+	char note[256];
+	struct ruby_dwarf_layout dl;
+} dwarf_cache;
+
+/*
+ * The layout from the DWARF of the Ruby file path (as the target sees
+ * it), or NULL with note saying why there is none.
+ */
+static const struct ruby_layout *
+dwarf_layout_for(pid_t pid, const char *path, const char *version,
+		 char *note, size_t cap)
+{
+	char procroot[64], dbgpath[4096], why[200] = "";
+	struct ruby_dwarf *d;
+	struct stat st;
+	char *full;
+	int err;
+
+	snprintf(procroot, sizeof(procroot), "%s/%d/root", proc_dir, (int)pid);
+	{
+		char root[4096];
+
+		if (proc_root_prefix(pid, root, sizeof(root)) < 0)
+			strcpy(root, "/");
+		full = proc_target_path(pid, root, path);
+	}
+	if (stat(full, &st) < 0) {
+		snprintf(note, cap, "cannot read %s: %s", path,
+			 strerror(errno));
+		free(full);
+		return NULL;
+	}
+	if (dwarf_cache.valid && dwarf_cache.dev == st.st_dev &&
+	    dwarf_cache.ino == st.st_ino && dwarf_cache.size == st.st_size &&
+	    dwarf_cache.mtime.tv_sec == st.st_mtim.tv_sec &&
+	    dwarf_cache.mtime.tv_nsec == st.st_mtim.tv_nsec &&
+	    !strcmp(dwarf_cache.version, version))
+		goto out;
+	memset(&dwarf_cache, 0, sizeof(dwarf_cache));
+	dwarf_cache.valid = true;
+	dwarf_cache.dev = st.st_dev;
+	dwarf_cache.ino = st.st_ino;
+	dwarf_cache.size = st.st_size;
+	dwarf_cache.mtime = st.st_mtim;
+	snprintf(dwarf_cache.version, sizeof(dwarf_cache.version), "%s",
+		 version);
+	/* full is procroot + the path under the target's root. */
+	if (elf_find_dwarf(procroot, full + strlen(procroot), dbgpath,
+			   sizeof(dbgpath)) < 0) {
+		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
+			 "%s has no DWARF debug info and no debug file was found",
+			 path);
+		goto out;
+	}
+	d = ruby_dwarf_open(dbgpath, ruby_dwarf_cus);
+	if (!d) {
+		err = errno;
+		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
+			 "cannot read the DWARF of %s: %s",
+			 dbgpath + strlen(procroot),
+			 err == ENOENT ? "no vm.c compilation unit"
+				       : strerror(err));
+		goto out;
+	}
+	if (ruby_dwarf_layout(d, version, dbgpath + strlen(procroot),
+			      &dwarf_cache.dl, why, sizeof(why)) < 0)
+		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
+			 "the DWARF of %s does not describe Ruby's VM: %s",
+			 dbgpath + strlen(procroot), why);
+	else
+		dwarf_cache.found = true;
+	ruby_dwarf_close(d);
+	debug_msg("DWARF layout of %s: %s", path,
+		  dwarf_cache.found ? dwarf_cache.dl.source : dwarf_cache.note);
+out:
+	free(full);
+	snprintf(note, cap, "%s", dwarf_cache.note);
+	return dwarf_cache.found ? &dwarf_cache.dl.layout : NULL;
+}
+
+/* Chooses between the DWARF and the generated layout (see ruby.h). */
+static const struct ruby_layout *
+choose_layout(pid_t pid, const char *path, const char *force_version,
+	      struct ruby_vm *vm)
+{
+	const char *mode = getenv("RBFLAME_LAYOUT");
+	const struct ruby_layout_field *f;
+	static bool warned;
+	char a[32], b[32];
+
+	vm->generated =
+		layout_for(force_version ? force_version : vm->version);
+	if (force_version || (mode && !strcmp(mode, "generated"))) {
+		snprintf(vm->dwarf_note, sizeof(vm->dwarf_note),
+			 "DWARF not looked for (%s)",
+			 force_version ? "--force-version" :
+					 "RBFLAME_LAYOUT=generated");
+		return vm->generated;
+	}
+	vm->dwarf = dwarf_layout_for(pid, path, vm->version, vm->dwarf_note,
+				     sizeof(vm->dwarf_note));
+	if (mode && !strcmp(mode, "dwarf")) {
+		if (!vm->dwarf) {
+			char note[sizeof(vm->dwarf_note)];
+
+			snprintf(note, sizeof(note), "%s", vm->dwarf_note);
+			snprintf(vm->dwarf_note, sizeof(vm->dwarf_note),
+				 "RBFLAME_LAYOUT=dwarf, but %.200s", note);
+		}
+		return vm->dwarf;
+	}
+	if (!vm->dwarf)
+		return vm->generated;
+	if (vm->generated && (f = ruby_layout_diff(vm->dwarf, vm->generated)) &&
+	    !warned) {
+		warned = true;
+		ruby_layout_format(vm->dwarf, f, a, sizeof(a));
+		ruby_layout_format(vm->generated, f, b, sizeof(b));
+		error_msg("warning: Ruby %s: the DWARF of %s disagrees with rbflame's built-in layout of %s at %s (DWARF %s, built-in %s); using the DWARF",
+			  vm->version, path, vm->generated->version, f->name, a,
+			  b);
+	}
+	return vm->dwarf;
+}
+
+void
+ruby_vm_unsupported_msg(const struct ruby_vm *vm, pid_t pid, char *buf,
+			size_t cap)
+{
+	char supported[64] = "";
+	size_t o = 0;
+
+	for (int i = 0; ruby_layouts[i] && o + 8 < sizeof(supported); i++)
+		o += snprintf(supported + o, sizeof(supported) - o, "%s%d.%d",
+			      i ? ", " : "", ruby_layouts[i]->api_major,
+			      ruby_layouts[i]->api_minor);
+	snprintf(buf, cap,
+		 "process %d runs Ruby %s, which rbflame cannot read: no layout (supported: %s, and any Ruby with DWARF debug info) and %s; install its debug info or use a Ruby built with -g, or try --force-version X.Y",
+		 (int)pid, vm->version[0] ? vm->version : "of an unknown version",
+		 supported, vm->dwarf_note[0] ? vm->dwarf_note : "no DWARF");
+}
+
 /* Which mapped file is Ruby: libruby first, then the executable (a static
  * ruby). Fills the symbol addresses (link-time) and returns the path. */
 static const char *
@@ -363,7 +519,7 @@ have_bias:
 	if (syms[SYM_DESCRIPTION])
 		mem_read_str(mem, syms[SYM_DESCRIPTION] + mod.bias,
 			     vm->description, sizeof(vm->description));
-	vm->layout = layout_for(force_version ? force_version : vm->version);
+	vm->layout = choose_layout(pid, path, force_version, vm);
 	if (!vm->layout) {
 		err = ENOTSUP;
 		goto out;
@@ -393,10 +549,11 @@ have_bias:
 				   symbols_valid);
 	if (vm->layout->tid == RUBY_LAYOUT_TID_PTHREAD)
 		vm->pthread_tid_off = pthread_tid_offset(pid, &mp, mem, st);
-	debug_msg("ruby %s in %s: vm %#llx (%s), global symbols %#llx",
+	debug_msg("ruby %s in %s: vm %#llx (%s), global symbols %#llx, layout %s",
 		  vm->version, path, (unsigned long long)vm->vm,
 		  vm->vm_from_export ? "exported" : "found by search",
-		  (unsigned long long)vm->symbols);
+		  (unsigned long long)vm->symbols,
+		  vm->layout == vm->dwarf ? vm->layout->source : "built-in");
 out:
 	maps_free(&mp);
 	if (err) {

@@ -9,11 +9,16 @@
 #   3.1  bookworm, the host's    no chroot
 #   3.3  trixie                  chroot
 #   3.4  trixie + experimental   chroot; the exact version is recorded
+#   selfbuilt                    Debian's 3.1 source built static with -g
+#                                (scripts/ruby-selfbuilt 3.1), read with
+#                                the layout from its DWARF
 #
 # The chroots are built (or reused) by scripts/ruby-chroot under
-# /var/cache/rbflame/chroots, in parallel while the host's Ruby is tested.
-# A chroot that cannot be built is a failure, never a skip: CI is root on a
-# Debian with the archive in reach. Chrooted targets also prove the
+# /var/cache/rbflame/chroots, and the self-built Ruby by
+# scripts/ruby-selfbuilt under /var/cache/rbflame/selfbuilt, in parallel
+# while the host's Ruby is tested (the build niced). A chroot or a Ruby
+# that cannot be built is a failure, never a skip: CI is root on a Debian
+# with the archive in reach. Chrooted targets also prove the
 # container path: libruby and the fixtures are reached through
 # /proc/PID/root, and the paths printed are the ones the target sees (what
 # Ruby itself reports), not the host's.
@@ -38,6 +43,22 @@
 # tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
 # included, one check each.
 #
+# The self-built Ruby stands for the Rubies users build (rbenv,
+# ruby-build): no libruby, the VM and its DWARF in the executable. Every
+# check above runs on it with RBFLAME_LAYOUT=dwarf (the DWARF layout or
+# a failure), plus
+#
+#   matrix-layout   'rbflame dump -p PID --layout': the DWARF layout
+#                   equals the generated ruby_3_1 field for field (the
+#                   build uses Debian's configure options; LAYOUT_DIFFS
+#                   names any field allowed to differ, and why), rbflame
+#                   says it reads with the DWARF, and warns of nothing.
+#   matrix-debuglink the same Ruby stripped of its DWARF, which moved to a
+#                   separate file named by .gnu_debuglink (as
+#                   distributions ship debug info): the layout comes from
+#                   that file, equal to the generated one, and a dump's
+#                   stacks are exact.
+#
 # Where a version truly differs, the expectation says so: Integer#times is
 # a C function up to Ruby 3.2 (its frame carries its caller's file and
 # line, as Ruby's backtraces do) and a Ruby method of <internal:numeric>
@@ -45,19 +66,19 @@
 # specs; the line is Ruby's own caller_locations answer, so that a patch
 # release moving it breaks nothing).
 #
-# Environment: MATRIX_VERSIONS (default "2.7 3.1 3.3 3.4"), RBFLAME,
+# Environment: MATRIX_VERSIONS (default "2.7 3.1 3.3 3.4 selfbuilt"), RBFLAME,
 # RBFLAME_CACHE (chroot cache, see scripts/ruby-chroot), KEEP_T=1.
 # Exit: 0 all passed, 1 a failure, 77 skipped (not root, outside CI).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/matrix/lib-matrix.sh
 . "$(dirname "$0")/lib-matrix.sh"
 
-VERSIONS=${MATRIX_VERSIONS:-2.7 3.1 3.3 3.4}
+VERSIONS=${MATRIX_VERSIONS:-2.7 3.1 3.3 3.4 selfbuilt}
 T0=$(now)
 
 [ "$(id -u)" = 0 ] || skip_or_fail "needs root (debootstrap, chroot)"
 [ -x "$RBFLAME" ] || fail "rbflame not built: $RBFLAME"
-for c in perl chroot timeout setsid flock; do
+for c in perl chroot timeout setsid flock objcopy readelf; do
 	command -v "$c" >/dev/null 2>&1 || skip_or_fail "command not found: $c"
 done
 
@@ -74,7 +95,13 @@ for v in $VERSIONS; do
 			>"$T/chroot-$v.out" 2>"$T/chroot-$v.err" </dev/null &
 		BUILDER[$v]=$!
 		;;
-	*) fail "MATRIX_VERSIONS: unknown version $v (want 2.7 3.1 3.3 3.4)" ;;
+	selfbuilt)
+		# Niced: it compiles for minutes next to timed checks.
+		setsid -w nice -n 19 "$top_srcdir/scripts/ruby-selfbuilt" \
+			3.1 >"$T/build-$v.out" 2>"$T/build-$v.err" </dev/null &
+		BUILDER[$v]=$!
+		;;
+	*) fail "MATRIX_VERSIONS: unknown version $v (want 2.7 3.1 3.3 3.4 selfbuilt)" ;;
 	esac
 done
 # shellcheck disable=SC2329 # called by the EXIT trap (cleanup)
@@ -293,6 +320,101 @@ check_matrix_vm() {
 	stop_matrix
 }
 
+# Fields of the self-built 3.1's DWARF layout allowed to differ from the
+# generated ruby_3_1 (Debian's configure options, on the same source):
+# FIELD -> why. None: the build keeps every option that shapes a struct,
+# and identity fields (version, source) are not compared.
+declare -A LAYOUT_DIFFS=()
+
+# matrix-layout: the DWARF layout against the generated one.
+check_matrix_layout() {
+	local diffs n
+	# Not forced: DWARF must win over the generated layout by itself.
+	unset RBFLAME_LAYOUT
+	start_matrix
+	run_rbflame layout 30 dump -p "$MXPID" --layout
+	expect_rc 0 "rbflame dump -p PID --layout"
+	grep -q '^# Ruby [0-9.]* in process [0-9]*, read with the DWARF layout$' \
+		"$CT/layout.out" ||
+		fail "dump --layout: not read with the DWARF layout: $(head -n 2 "$CT/layout.out")"
+	[ ! -s "$CT/layout.err" ] ||
+		fail "dump --layout: messages (a disagreement?): $(cat "$CT/layout.err")"
+	n=$(grep -vc '^#' "$CT/layout.out")
+	[ "$n" -gt 200 ] || fail "dump --layout: only $n fields"
+	# Every field: DWARF column = built-in column, identity excepted.
+	diffs=$(awk '!/^#/ && $1 != "source" && $2 != $3 { print $1 }' \
+		"$CT/layout.out")
+	local f bad=
+	for f in $diffs; do
+		if [ -n "${LAYOUT_DIFFS[$f]:-}" ]; then
+			say "  layout: $f differs, as expected: ${LAYOUT_DIFFS[$f]}"
+		else
+			bad="$bad $f"
+		fi
+	done
+	if [ -n "$bad" ]; then
+		grep -E "^($(echo $bad | tr ' ' '|')) " "$CT/layout.out" |
+			sed 's/^/  field dwarf built-in: /' >&2
+		fail "DWARF layout differs from the generated ruby_3_1 at:$bad"
+	fi
+	grep -q ' - ' "$CT/layout.out" &&
+		fail "dump --layout: a layout is missing: $(grep -m1 ' - ' "$CT/layout.out")"
+	# The profile says which layout it used.
+	run_rbflame debug 30 --debug -p "$MXPID" -s 0.2 -r 50 \
+		-o "$CT/debug.folded"
+	expect_rc 0 "rbflame --debug -p PID"
+	grep -q ', layout DWARF of /' "$CT/debug.err" ||
+		fail "--debug: no 'layout DWARF of ...' line: $(grep ': ruby ' "$CT/debug.err")"
+	say "  layout: DWARF ($(sed -n 's/^source \(DWARF_of_[^ ]*\) .*/\1/p' "$CT/layout.out" | tr _ ' ')) = generated ruby_3_1, $n fields${diffs:+ (expected differences: $diffs)}"
+	stop_matrix
+}
+
+# by_name_want: the expected stacks of the matrix fixture by thread name
+# (see by_name), in $CT/want.byname.
+by_name_want() {
+	local name want=
+	for name in $(echo "$MX_THREADS" | tr ' ' '\n' | sort); do
+		want="$want$(expected_block "$name" 0)"$'\n\n'
+	done
+	printf '%s' "$want" >"$CT/want.dump"
+	by_name "$CT/want.dump" >"$CT/want.byname" ||
+		fail "cannot build the expected stacks by name"
+}
+
+# matrix-debuglink: the DWARF in a separate file found by .gnu_debuglink.
+check_matrix_debuglink() {
+	local d=$CT/bin diffs
+	mkdir -p "$d"
+	objcopy --only-keep-debug "$RUBYBIN" "$d/ruby.debug" ||
+		fail "objcopy --only-keep-debug $RUBYBIN"
+	objcopy --strip-debug --add-gnu-debuglink="$d/ruby.debug" \
+		"$RUBYBIN" "$d/ruby" || fail "objcopy --strip-debug $RUBYBIN"
+	if readelf -S "$d/ruby" | grep -q '\.debug_info'; then
+		fail "the stripped copy still has .debug_info"
+	fi
+	RUBYCMD=("$d/ruby")
+	start_matrix
+	run_rbflame layout 30 dump -p "$MXPID" --layout
+	expect_rc 0 "rbflame dump -p PID --layout (stripped, debuglink)"
+	grep -q "^source DWARF_of_$d/ruby.debug " "$CT/layout.out" ||
+		fail "layout not from $d/ruby.debug: $(grep '^#\|^source' "$CT/layout.out")"
+	diffs=$(awk '!/^#/ && $1 != "source" && $2 != $3 { print $1 }' \
+		"$CT/layout.out")
+	[ -z "$diffs" ] ||
+		fail "the debug file's layout differs from ruby_3_1 at:" $diffs
+	run_rbflame dump 30 dump -p "$MXPID"
+	expect_rc 0 "rbflame dump -p PID (stripped, debuglink)"
+	by_name_want
+	by_name "$CT/dump.out" >"$CT/got.byname" ||
+		fail "cannot read the dump by name"
+	if ! cmp -s "$CT/want.byname" "$CT/got.byname"; then
+		diff -u "$CT/want.byname" "$CT/got.byname" >&2 || true
+		fail "dump of the stripped Ruby: stacks differ"
+	fi
+	say "  debuglink: stripped copy, layout from ${d##*/}/ruby.debug = generated ruby_3_1; every stack exact"
+	stop_matrix
+}
+
 # check_label MODE [--function] SPEC...: fixture $FX in MODE ('-' for
 # none), 'rbflame -p PID -s 2 -r 200': the stacks SPEC... hold >= 95% of
 # the samples, each some. The target is left running and untraced.
@@ -411,47 +533,52 @@ times_rule() {
 	echo "$TIMES_LOC"
 }
 
-# test_version VERSION ROOT RUBYBIN WHERE
+# test_version VERSION ROOT RUBYBIN WHERE [TAG]: TAG names the results
+# (default VERSION).
 test_version() {
-	local v=$1 where=$4 t0 pass0=$NPASS fail0=$NFAIL e spec fx mode
+	local v=$1 where=$4 tag=${5:-$1} t0 pass0=$NPASS fail0=$NFAIL e spec fx mode
 	t0=$(now)
-	mkdir -p "$T/$v"
+	mkdir -p "$T/$tag"
 	use_ruby "$2" "$3"
 	RVERSION=$(in_ruby -e 'print RUBY_VERSION' 2>/dev/null) || RVERSION=
 	RDESC=$(in_ruby -e 'print RUBY_DESCRIPTION' 2>/dev/null) || RDESC=
 	case $RVERSION in
 	"$v".*) ;;
 	*)
-		say "$v: FAIL: $RUBYBIN${2:+ in $2} is Ruby '${RVERSION:-?}', not $v"
+		say "$tag: FAIL: $RUBYBIN${2:+ in $2} is Ruby '${RVERSION:-?}', not $v"
 		NFAIL=$((NFAIL + 1))
-		FAILED="$FAILED $v:interpreter"
+		FAILED="$FAILED $tag:interpreter"
 		return 0
 		;;
 	esac
-	say "$v: $RDESC ($where)"
-	TIMES_LOC=$(CT=$T/$v; times_rule "$v") || {
+	say "$tag: $RDESC ($where)"
+	TIMES_LOC=$(CT=$T/$tag; times_rule "$v") || {
 		NFAIL=$((NFAIL + 1))
-		FAILED="$FAILED $v:times"
+		FAILED="$FAILED $tag:times"
 		return 0
 	}
 	say "  Integer#times: ${TIMES_LOC:-a C function, at the file and line of its caller}"
 	export TIMES_LOC RVERSION
-	run_check "$v" matrix-threads check_matrix_threads
-	run_check "$v" matrix-dump check_matrix_dump
-	run_check "$v" matrix-vm check_matrix_vm
+	run_check "$tag" matrix-threads check_matrix_threads
+	run_check "$tag" matrix-dump check_matrix_dump
+	run_check "$tag" matrix-vm check_matrix_vm
+	if [ "$tag" = selfbuilt ]; then
+		run_check "$tag" matrix-layout check_matrix_layout
+		run_check "$tag" matrix-debuglink check_matrix_debuglink
+	fi
 	for e in "${LABELS[@]}"; do
 		IFS='|' read -r -a spec <<<"$e"
 		read -r fx mode _ <<<"${spec[0]}"
 		local -a args=("$mode")
 		case ${spec[0]} in *--function) args+=(--function) ;; esac
-		FX=$fx run_check "$v" "$fx-$mode${args[1]:-}" check_label \
+		FX=$fx run_check "$tag" "$fx-$mode${args[1]:-}" check_label \
 			"${args[@]}" "${spec[@]:1}"
 	done
-	RESULTS+=("$v: $((NPASS - pass0))/$((NPASS - pass0 + NFAIL - fail0)) checks passed in $(elapsed "$t0") s, $RDESC [$where]")
-	if [ -s "$T/$v/profile-line" ]; then
-		PROFILES+=("$v: $(cat "$T/$v/profile-line")")
+	RESULTS+=("$tag: $((NPASS - pass0))/$((NPASS - pass0 + NFAIL - fail0)) checks passed in $(elapsed "$t0") s, $RDESC [$where]")
+	if [ -s "$T/$tag/profile-line" ]; then
+		PROFILES+=("$tag: $(cat "$T/$tag/profile-line")")
 	else
-		PROFILES+=("$v: (none: matrix-threads failed before profiling)")
+		PROFILES+=("$tag: (none: matrix-threads failed before profiling)")
 	fi
 }
 
@@ -476,6 +603,30 @@ for v in $VERSIONS; do
 	rc=0
 	wait "${BUILDER[$v]}" || rc=$?
 	unset "BUILDER[$v]"
+	if [ "$v" = selfbuilt ]; then
+		if [ "$rc" != 0 ]; then
+			say "$v: FAIL: scripts/ruby-selfbuilt 3.1 failed (exit $rc):"
+			sed 's/^/    /' "$T/build-$v.err" | tail -n 30
+			NFAIL=$((NFAIL + 1))
+			FAILED="$FAILED $v:build"
+			continue
+		fi
+		rb=$(cat "$T/build-$v.out")
+		info=$(dirname "$(dirname "$rb")")/.rbflame-selfbuilt
+		if grep -q '^ruby-selfbuilt: reusing' "$T/build-$v.err"; then
+			state=reused
+		else
+			state="built in $(sed -n 's/^seconds=//p' "$info") s"
+		fi
+		say "$v: $rb ($state; waited $(elapsed "$t0") s for it)"
+		# The DWARF layout or a failure, for every check.
+		export RBFLAME_LAYOUT=dwarf
+		test_version 3.1 "" "$rb" \
+			"self-built static from $(sed -n 's/^source=//p' "$info"), DWARF layout" \
+			selfbuilt
+		unset RBFLAME_LAYOUT
+		continue
+	fi
 	if [ "$rc" != 0 ]; then
 		say "$v: FAIL: scripts/ruby-chroot $v failed (exit $rc):"
 		sed 's/^/    /' "$T/chroot-$v.err" | tail -n 30

@@ -7,9 +7,10 @@
 #   searches libruby's data for the VM. RBFLAME_NO_VM_EXPORT=1 makes it
 #   ignore the export on this 3.1, so the search runs here for real: the
 #   profile must be the same exact stack, and the VM found the same.
-# - A Ruby version without a layout (RBFLAME_NO_LAYOUT hides 3.1) is one
-#   error line naming the version found and the versions supported, exit
-#   1, target untouched; never garbage frames. --force-version X.Y reads
+# - A Ruby version without a layout (RBFLAME_NO_LAYOUT hides 3.1; Debian's
+#   build has no DWARF to build one from) is one error line naming the
+#   version found, the versions supported and what to do, exit 1, target
+#   untouched; never garbage frames. --force-version X.Y reads
 #   it with that release's layout, after a warning.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -51,6 +52,9 @@ grep -q "Ruby $RUBY_VERSION" "$T/nolayout.err" ||
 	fail "no layout: the error does not name Ruby $RUBY_VERSION: $(cat "$T/nolayout.err")"
 grep -q "supported: " "$T/nolayout.err" ||
 	fail "no layout: the error does not say what is supported"
+grep -q "has no DWARF debug info.*install its debug info or use a Ruby built with -g, or try --force-version X.Y" \
+	"$T/nolayout.err" ||
+	fail "no layout: the error does not say what to do: $(cat "$T/nolayout.err")"
 [ ! -s "$T/nolayout.folded" ] ||
 	fail "no layout: frames written: $(head -n 1 "$T/nolayout.folded")"
 say "no layout: $(head -n 1 "$T/nolayout.err")"

@@ -1,0 +1,312 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * The DWARF reader (src/ruby/dwarf.c) on small programs compiled with -g,
+ * in DWARF 4 and DWARF 5 (dwarf-sample.c): offsets through nested and
+ * anonymous members, sizes, bitfields in both encodings, enumerators and
+ * a constant; the answers are checked against offsetof() and the bits the
+ * compiler sets here. Also the field list of struct ruby_layout
+ * (src/ruby/layout.c) against the header, member by member, and its
+ * compare and print helpers.
+ */
+#include "config.h"
+
+#include <check.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbflame/ruby_dwarf.h"
+#include "rbflame/ruby_layout.h"
+
+#include "dwarf-sample.h"
+
+static const char *const samples[] = {
+	BUILDDIR "/tests/unit/dwarf-sample-4",
+	BUILDDIR "/tests/unit/dwarf-sample-5",
+};
+
+/* Bit position and width of a bitfield, from the bits it sets. */
+#define BITS_OF(field, bit, width)                                           \
+	do {                                                                 \
+		sample_t s_;                                                 \
+		const unsigned char *b_ = (const unsigned char *)&s_;        \
+		memset(&s_, 0, sizeof(s_));                                  \
+		s_.field--; /* 0 - 1: every bit of the field */          \
+		*(bit) = -1;                                                 \
+		*(width) = 0;                                                \
+		for (size_t i_ = 0; i_ < sizeof(s_) * 8; i_++)               \
+			if (b_[i_ / 8] >> (i_ % 8) & 1) {                    \
+				if (*(bit) < 0)                              \
+					*(bit) = (long)i_;                   \
+				(*(width))++;                                \
+			}                                                    \
+	} while (0)
+
+static struct ruby_dwarf *
+open_sample(int i)
+{
+	struct ruby_dwarf *d = ruby_dwarf_open(samples[i], NULL);
+
+	ck_assert_msg(d, "%s: %s", samples[i], strerror(errno));
+	return d;
+}
+
+START_TEST(offsets)
+{
+	struct ruby_dwarf *d = open_sample(_i);
+	uint64_t v;
+
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "p", &v), 0);
+	ck_assert_uint_eq(v, offsetof(sample_t, p));
+	ck_assert_int_eq(ruby_dwarf_offset(d, "struct sample_struct", "as.heap.ptr",
+					   &v), 0);
+	ck_assert_uint_eq(v, offsetof(sample_t, as.heap.ptr));
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "as.ary", &v), 0);
+	ck_assert_uint_eq(v, offsetof(sample_t, as.ary));
+	/* Through the anonymous struct. */
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "y", &v), 0);
+	ck_assert_uint_eq(v, offsetof(sample_t, y));
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "color", &v), 0);
+	ck_assert_uint_eq(v, offsetof(sample_t, color));
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "imm", &v), 0);
+	ck_assert_uint_eq(v, offsetof(sample_t, imm));
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "flags.before", &v), 0);
+	ck_assert_uint_eq(v, offsetof(sample_t, flags.before));
+	/* What is not there. */
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "nope", &v), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "as.heap.nope", &v),
+			 -1);
+	ck_assert_int_eq(ruby_dwarf_offset(d, "no_such_t", "p", &v), -1);
+	ck_assert_int_eq(ruby_dwarf_offset(d, "struct sample_flags", "", &v),
+			 -1);
+	/* A bitfield has no byte offset. */
+	ck_assert_int_eq(ruby_dwarf_offset(d, "sample_t", "kind", &v), -1);
+	ruby_dwarf_close(d);
+}
+END_TEST
+
+START_TEST(sizes)
+{
+	struct ruby_dwarf *d = open_sample(_i);
+	uint64_t v;
+
+	ck_assert_int_eq(ruby_dwarf_size(d, "sample_t", &v), 0);
+	ck_assert_uint_eq(v, sizeof(sample_t));
+	ck_assert_int_eq(ruby_dwarf_size(d, "struct sample_flags", &v), 0);
+	ck_assert_uint_eq(v, sizeof(struct sample_flags));
+	ck_assert_int_eq(ruby_dwarf_member_size(d, "sample_t", "imm", &v), 0);
+	ck_assert_uint_eq(v, sizeof(((sample_t *)0)->imm));
+	ck_assert_int_eq(ruby_dwarf_member_size(d, "sample_t", "as", &v), 0);
+	ck_assert_uint_eq(v, sizeof(((sample_t *)0)->as));
+	ck_assert_int_eq(ruby_dwarf_size(d, "struct nope", &v), -1);
+	ruby_dwarf_close(d);
+}
+END_TEST
+
+START_TEST(bitfields)
+{
+	struct ruby_dwarf *d = open_sample(_i);
+	uint64_t bit, width;
+	long want_bit, want_width;
+
+	BITS_OF(flags.mode, &want_bit, &want_width);
+	ck_assert_int_eq(ruby_dwarf_bits(d, "sample_t", "flags.mode", &bit,
+					 &width), 0);
+	ck_assert_uint_eq(bit, want_bit);
+	ck_assert_uint_eq(width, 2);
+	BITS_OF(flags.during, &want_bit, &want_width);
+	ck_assert_int_eq(ruby_dwarf_bits(d, "sample_t", "flags.during", &bit,
+					 &width), 0);
+	ck_assert_uint_eq(bit, want_bit);
+	ck_assert_uint_eq(width, 1);
+	/* After a zero-width field: the next storage unit. */
+	BITS_OF(flags.late, &want_bit, &want_width);
+	ck_assert_int_eq(ruby_dwarf_bits(d, "sample_t", "flags.late", &bit,
+					 &width), 0);
+	ck_assert_uint_eq(bit, want_bit);
+	ck_assert_uint_eq(width, 5);
+	BITS_OF(kind, &want_bit, &want_width);
+	ck_assert_int_eq(ruby_dwarf_bits(d, "sample_t", "kind", &bit, &width),
+			 0);
+	ck_assert_uint_eq(bit, want_bit);
+	ck_assert_uint_eq(width, want_width);
+	/* Not a bitfield. */
+	ck_assert_int_eq(ruby_dwarf_bits(d, "sample_t", "color", &bit, &width),
+			 -1);
+	ruby_dwarf_close(d);
+}
+END_TEST
+
+START_TEST(enums)
+{
+	struct ruby_dwarf *d = open_sample(_i);
+	int64_t v;
+
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_RED", &v), 0);
+	ck_assert_int_eq(v, SAMPLE_RED);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_MAGIC", &v), 0);
+	ck_assert_int_eq(v, SAMPLE_MAGIC);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_NEGATIVE", &v), 0);
+	ck_assert_int_eq(v, -2);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_SHIFT", &v), 0);
+	ck_assert_int_eq(v, 12);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_MASK", &v), 0);
+	ck_assert_int_eq(v, 0x7c000);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_HIGH", &v), 0);
+	ck_assert_int_eq(v, 0x80);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_LAST_OP", &v), 0);
+	ck_assert_int_eq(v, 0xa9);
+	/* A constant variable the compiler kept as a value. */
+	if (ruby_dwarf_enum(d, "SAMPLE_UNIT", &v) == 0)
+		ck_assert_int_eq(v, 512);
+	ck_assert_int_eq(ruby_dwarf_enum(d, "SAMPLE_NOPE", &v), -1);
+	ck_assert_int_eq(ruby_dwarf_member_is(d, "sample_t", "color",
+					      "sample_t"), 0);
+	ck_assert_int_eq(ruby_dwarf_has_rust(d), 0);
+	ruby_dwarf_close(d);
+}
+END_TEST
+
+START_TEST(not_ruby)
+{
+	struct ruby_dwarf *d = open_sample(0);
+	struct ruby_dwarf_layout dl;
+	char why[200];
+
+	/* Only the named units are indexed. */
+	ck_assert_ptr_null(ruby_dwarf_open(samples[0], ruby_dwarf_cus));
+	ck_assert_int_eq(errno, ENOENT);
+	/* A program with DWARF but no Ruby: a reason, not a layout. */
+	ck_assert_int_eq(ruby_dwarf_layout(d, "3.1.2", "sample", &dl, why,
+					   sizeof(why)), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_msg(strstr(why, "no ") == why, "why: %s", why);
+	ck_assert_int_eq(ruby_dwarf_layout(d, "three", "sample", &dl, why,
+					   sizeof(why)), -1);
+	ck_assert_int_eq(errno, EINVAL);
+	ruby_dwarf_close(d);
+	/* No DWARF at all. */
+	ck_assert_ptr_null(ruby_dwarf_open("/dev/null", NULL));
+	ck_assert_ptr_null(ruby_dwarf_open("/nonexistent", NULL));
+}
+END_TEST
+
+/* The member names of struct ruby_layout, as the header declares them. */
+static int
+header_members(char names[][64], int max)
+{
+	FILE *f = fopen(SRCDIR "/include/rbflame/ruby_layout.h", "r");
+	char line[512];
+	bool in = false;
+	int n = 0;
+
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		char type[32], name[64];
+
+		if (!strncmp(line, "struct ruby_layout {", 20)) {
+			in = true;
+			continue;
+		}
+		if (in && !strncmp(line, "};", 2))
+			break;
+		if (!in || line[0] != '\t' || line[1] < 'a' || line[1] > 'z')
+			continue;
+		if (!strncmp(line, "\tconst char *", 13) &&
+		    sscanf(line + 13, "%63[a-z_0-9];", name) == 1) {
+			ck_assert_int_lt(n, max);
+			strcpy(names[n++], name);
+		} else if (sscanf(line, " %31s %63[a-z_0-9];", type, name) == 2) {
+			ck_assert_int_lt(n, max);
+			strcpy(names[n++], name);
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+START_TEST(field_list)
+{
+	static char names[512][64];
+	int n = header_members(names, 512), i = 0;
+
+	ck_assert_int_gt(n, 200);
+	for (const struct ruby_layout_field *f = ruby_layout_fields; f->name;
+	     f++, i++) {
+		ck_assert_int_lt(i, n);
+		ck_assert_str_eq(f->name, names[i]);
+	}
+	ck_assert_int_eq(i, n);
+}
+END_TEST
+
+START_TEST(field_helpers)
+{
+	struct ruby_layout a = ruby_layout_3_1, b = ruby_layout_3_1;
+	const struct ruby_layout_field *f = ruby_layout_field("thread_ec");
+	char buf[64];
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_null(ruby_layout_field("no_such_field"));
+	ck_assert_ptr_null(ruby_layout_diff(&a, &b));
+	/* Where a layout came from does not count. */
+	b.source = "DWARF of /usr/bin/ruby";
+	ck_assert_ptr_null(ruby_layout_diff(&a, &b));
+	ck_assert_int_eq(ruby_layout_set(&b, f, 0x30), 0);
+	ck_assert_int_eq(ruby_layout_get(&b, f), 0x30);
+	ck_assert_ptr_eq(ruby_layout_diff(&a, &b), f);
+	ck_assert_int_eq(ruby_layout_set(&b, f, RUBY_LAYOUT_NONE), -1);
+	ck_assert_int_eq(ruby_layout_set(&b, f, -1), -1);
+	ck_assert_int_eq(ruby_layout_set(&b, ruby_layout_field("env_index_me_cref"),
+					 -2), 0);
+	ruby_layout_format(&a, f, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "40");
+	ruby_layout_format(&a, ruby_layout_field("thread_nt"), buf,
+			   sizeof(buf));
+	ck_assert_str_eq(buf, "none");
+	ruby_layout_format(&a, ruby_layout_field("gc_mode_compacting"), buf,
+			   sizeof(buf));
+	ck_assert_str_eq(buf, "none");
+	ruby_layout_format(&a, ruby_layout_field("env_index_me_cref"), buf,
+			   sizeof(buf));
+	ck_assert_str_eq(buf, "-2");
+	ruby_layout_format(&a, ruby_layout_field("source"), buf, sizeof(buf));
+	ck_assert_str_eq(buf, "ruby3.1_3.1.2-7+deb12u1");
+	ruby_layout_format(NULL, f, buf, sizeof(buf));
+	ck_assert_str_eq(buf, "-");
+}
+END_TEST
+
+static Suite *
+dwarf_suite(void)
+{
+	Suite *s = suite_create("ruby_dwarf");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_loop_test(tc, offsets, 0, 2);
+	tcase_add_loop_test(tc, sizes, 0, 2);
+	tcase_add_loop_test(tc, bitfields, 0, 2);
+	tcase_add_loop_test(tc, enums, 0, 2);
+	tcase_add_test(tc, not_ruby);
+	tcase_add_test(tc, field_list);
+	tcase_add_test(tc, field_helpers);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	SRunner *sr = srunner_create(dwarf_suite());
+	int failed;
+
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
