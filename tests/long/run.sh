@@ -3,11 +3,12 @@
 # make check-long: the long tier. Runs each script listed below in turn
 # (LONG_TESTS="a.sh b.sh" picks some) and fails if any fails:
 #   soak.sh     the quick end-to-end checks for 30 s each at 1000 Hz
+#   faults.sh   rbflame killed at random moments: the target is unharmed
 #   fuzz.sh     libFuzzer over the snapshot parser and the Ruby reader
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh fuzz.sh}; do
+for t in ${LONG_TESTS:-soak.sh faults.sh fuzz.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)
