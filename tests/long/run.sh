@@ -4,11 +4,13 @@
 # (LONG_TESTS="a.sh b.sh" picks some) and fails if any fails:
 #   soak.sh     the quick end-to-end checks for 30 s each at 1000 Hz
 #   faults.sh   rbflame killed at random moments: the target is unharmed
+#   target-dies.sh  the target exits, is killed, execs, forks 200
+#               children, runs 1000 threads: rbflame ends cleanly
 #   fuzz.sh     libFuzzer over the snapshot parser and the Ruby reader
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh faults.sh fuzz.sh}; do
+for t in ${LONG_TESTS:-soak.sh faults.sh target-dies.sh fuzz.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)
