@@ -47,6 +47,7 @@ for ((run = 1; ; run++)); do
 	m=$(sed -n 's/^measured: .*(CPU seconds: a \([0-9.]*\) b \([0-9.]*\) c \([0-9.]*\),.*/\1 \2 \3/p' \
 		"$T/acc$run.out")
 	[ -n "$m" ] || fail "the workload printed no measured split: $(cat "$T/acc$run.out")"
+	# shellcheck disable=SC2086 # $m is three numbers
 	read -r ca cb cc <<<"$(perl -e 'printf "%.6f %.6f %.6f", $ARGV[0] + $ARGV[3],
 		$ARGV[1] + $ARGV[4], $ARGV[2] + $ARGV[5]' $m "$ca" "$cb" "$cc")"
 	say "run $run: $((a + b + c)) samples in a, b or c; $(grep '^measured:' "$T/acc$run.out")"

@@ -145,14 +145,14 @@ for ((i = 0; i < TRIALS; i++)); do
 	sig=${sigs[(i / 3) % 3]}
 	pid=${tpid[$tname]}
 	case $((RANDOM % 4)) in
-	0) ms=$((RANDOM % 10)) ;;
-	1) ms=$((10 + RANDOM % 140)) ;;
-	*) ms=$((150 + RANDOM % 550)) ;;
+	0) delay_ms=$((RANDOM % 10)) ;;
+	1) delay_ms=$((10 + RANDOM % 140)) ;;
+	*) delay_ms=$((150 + RANDOM % 550)) ;;
 	esac
-	delay=$(printf '%d.%03d' $((ms / 1000)) $((ms % 1000)))
+	delay=$(printf '%d.%03d' $((delay_ms / 1000)) $((delay_ms % 1000)))
 	tag=trial-$i
 	start_fast "$tag" -r 1000 -p "$pid" -o "$T/$tag.folded"
-	[ "$ms" = 0 ] || sleep "$delay"
+	[ "$delay_ms" = 0 ] || sleep "$delay"
 	kill -s "$sig" "$RBPID" 2>/dev/null || true
 	what=
 	wait_rbflame 10 || what="rbflame still running 10 s after SIG$sig"
@@ -178,7 +178,7 @@ for ((i = 0; i < TRIALS; i++)); do
 			fi
 			;;
 		INT:130 | TERM:143)
-			if [ "$ms" -lt 20 ] && [ ! -s "$T/$tag.folded" ]; then
+			if [ "$delay_ms" -lt 20 ] && [ ! -s "$T/$tag.folded" ]; then
 				outcome="died of SIG$sig before taking signals (no profile)"
 				early_count[$sig]=$((${early_count[$sig]:-0} + 1))
 			else

@@ -15,6 +15,10 @@
 # Makefile (so a second run rebuilds only what changed). The source list
 # is librbflame_a_SOURCES of Makefile.am, the libraries those configure
 # found: a new source file or fuzz target needs no change here.
+#
+# Word lists ($sources, $names) are split on purpose, and the Makefile
+# text holds make's $(...), not the shell's:
+# shellcheck disable=SC2086,SC2016,SC2012
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/../e2e/lib.sh"
