@@ -6,7 +6,10 @@
  * loaded through the snapshot memory backend and the reader runs over it
  * exactly as 'rbflame dump --from-snapshot' does (snapshot_meta_get_vm,
  * ruby_reader_create, ruby_read_stacks), plus the sampler's GVL-holder
- * lookup, and every string of every frame is touched.
+ * lookup, and every string of every frame is touched. Besides memory
+ * errors, it fails when the reader breaks its promises: more threads or
+ * frames than the bounds, a thread name without its NUL, the same thread
+ * twice.
  *
  * The mutator keeps the input's size and changes bytes in place, in one
  * window at a time: the file's structure (section and region lengths)
@@ -90,6 +93,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (int i = 0; i < n; i++) {
 		const struct ruby_stack *st = &stacks[i];
 
+		/* Each thread once: a looping list must not return (and keep
+		 * the target stopped while reading) the same threads again. */
+		for (int j = 0; j < i; j++)
+			if (stacks[j].thread == st->thread)
+				abort();
 		if (st->nframes > RUBY_MAX_FRAMES || memchr(st->name, 0,
 							    sizeof(st->name)) == NULL)
 			abort();
