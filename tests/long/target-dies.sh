@@ -113,6 +113,9 @@ kill_target() {
 	sleep 1
 	kill -KILL "$2"
 	wait_rbflame 20 || fail "$1: rbflame still running 20 s after SIGKILL"
+	# Reap it here, quietly (bash would report "Killed"); a launched
+	# child is rbflame's, not ours, and wait just fails.
+	wait "$2" 2>/dev/null || true
 }
 start_tracee stack-fcall -r "$T/k.ready"
 wait_ready "$T/k.ready" 10 "$TPID"
