@@ -902,6 +902,21 @@ gc_state(struct ruby_reader *r)
 	return RUBY_STATE_GC;
 }
 
+/*
+ * Whether th is among the n threads read already. A thread list that
+ * loops back on itself short of its head (damaged memory) would otherwise
+ * give the same threads again and again up to RUBY_MAX_THREADS, read while
+ * the target is stopped, and count each sample many times.
+ */
+static bool
+seen_thread(const struct ruby_stack *out, int n, uint64_t th)
+{
+	for (int i = 0; i < n; i++)
+		if (out[i].thread == th)
+			return true;
+	return false;
+}
+
 int
 ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 {
@@ -922,6 +937,8 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		struct ruby_stack *st = &out[n];
 		uint64_t ec, name;
 
+		if (seen_thread(out, n, th))
+			break;
 		r->bad = false;
 		memset(st, 0, offsetof(struct ruby_stack, frames));
 		st->thread = th;

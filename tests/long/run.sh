@@ -1,11 +1,20 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make check-long: the long tier (soak now; faults and fuzzing to come).
-# Runs each script under tests/long/ in turn and fails if any fails.
+# make check-long: the long tier. Runs each script listed below in turn
+# (LONG_TESTS="a.sh b.sh" picks some) and fails if any fails:
+#   soak.sh     the quick end-to-end checks for 30 s each at 1000 Hz
+#   faults.sh   rbflame killed at random moments: the target is unharmed
+#   target-dies.sh  the target exits, is killed, execs, forks 200
+#               children, runs 1000 threads: rbflame ends cleanly
+#   refused.sh  gdb or strace holds the target, no CAP_SYS_PTRACE: one
+#               clear line, exit 1, the target untouched
+#   accuracy.sh a known 60/30/10 CPU split comes out within 2 points
+#   fuzz.sh     libFuzzer over the snapshot parser and the Ruby reader
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in "$dir"/soak.sh; do
+for t in ${LONG_TESTS:-soak.sh faults.sh target-dies.sh refused.sh accuracy.sh fuzz.sh}; do
+	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)
 	if bash "$t"; then

@@ -1,0 +1,85 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# Accuracy: a Ruby workload (accuracy.rb) splits its thread's CPU time
+# 60/30/10 between Object#a, #b and #c, measured by the thread's own CPU
+# clock around every call; rbflame -r 1000 launches it for 15 s, again
+# until at least ACCURACY_SAMPLES (default 10000) samples fall in the
+# three methods (one run, unless the machine is too busy for 1000 Hz). Each method's share of those samples (a sample counts
+# for a method when its stack holds that method's frame) must be within
+# 2 points of the share the workload measured. The workload's own split
+# must be within 2 points of 60/30/10 too (its calibration held).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+# shellcheck source=tests/e2e/lib.sh
+. "$(dirname "$0")/../e2e/lib.sh"
+# shellcheck source=tests/ruby/lib-ruby.sh
+. "$(dirname "$0")/../ruby/lib-ruby.sh"
+
+WANT=${ACCURACY_SAMPLES:-10000}
+WL=$top_srcdir/tests/long/accuracy.rb
+
+# counts FOLDED: "A B C": the samples whose stack holds Object#a, #b, #c.
+counts() {
+	perl -ne '
+		chomp;
+		next unless /^(.*) (\d+)$/;
+		my ($s, $n) = ($1, $2);
+		for my $m (qw(a b c)) {
+			$c{$m} += $n if $s =~ /(^|;)Object#$m \(/;
+		}
+		END { printf "%d %d %d\n", map { $c{$_} // 0 } qw(a b c) }
+	' "$1"
+}
+
+# Runs of SECS seconds, until the samples in a, b and c reach WANT (8 runs
+# at most): both splits are summed over the runs, samples on one side, the
+# workload's CPU seconds on the other.
+SECS=${ACCURACY_SECONDS:-15}
+sa=0 sb=0 sc=0 ca=0 cb=0 cc=0
+for ((run = 1; ; run++)); do
+	run_rbflame acc$run $((SECS + 120)) -r 1000 -o "$T/acc$run.folded" -- \
+		"$RUBY" "$WL" "$SECS"
+	expect_rc 0 "rbflame -r 1000 -- ruby accuracy.rb $SECS"
+	assert_collapsed "$T/acc$run.folded" "accuracy run $run"
+	read -r a b c <<<"$(counts "$T/acc$run.folded")"
+	sa=$((sa + a)) sb=$((sb + b)) sc=$((sc + c))
+	m=$(sed -n 's/^measured: .*(CPU seconds: a \([0-9.]*\) b \([0-9.]*\) c \([0-9.]*\),.*/\1 \2 \3/p' \
+		"$T/acc$run.out")
+	[ -n "$m" ] || fail "the workload printed no measured split: $(cat "$T/acc$run.out")"
+	# shellcheck disable=SC2086 # $m is three numbers
+	read -r ca cb cc <<<"$(perl -e 'printf "%.6f %.6f %.6f", $ARGV[0] + $ARGV[3],
+		$ARGV[1] + $ARGV[4], $ARGV[2] + $ARGV[5]' $m "$ca" "$cb" "$cc")"
+	say "run $run: $((a + b + c)) samples in a, b or c; $(grep '^measured:' "$T/acc$run.out")"
+	say "  $(tail -n 1 "$T/acc$run.err")"
+	[ $((sa + sb + sc)) -lt "$WANT" ] || break
+	[ "$run" -lt 8 ] ||
+		fail "only $((sa + sb + sc)) samples in a, b or c in 8 runs of $SECS s, want $WANT"
+done
+
+perl -e '
+	my ($sa, $sb, $sc, $ca, $cb, $cc, $me) = @ARGV;
+	my $n = $sa + $sb + $sc;
+	my $t = $ca + $cb + $cc;
+	my %p = (a => 100 * $sa / $n, b => 100 * $sb / $n, c => 100 * $sc / $n);
+	my %m = (a => 100 * $ca / $t, b => 100 * $cb / $t, c => 100 * $cc / $t);
+	my %want = (a => 60, b => 30, c => 10);
+	printf "%s: measured by the workload (thread CPU time, %.2f s): " .
+	    "a %.2f%% b %.2f%% c %.2f%%\n", $me, $t, @m{qw(a b c)};
+	printf "%s: sampled by rbflame (%d samples):%s a %.2f%% b %.2f%% c %.2f%%\n",
+	    $me, $n, " " x 14, @p{qw(a b c)};
+	my @bad;
+	for my $k (qw(a b c)) {
+		push @bad, sprintf("%s: sampled %.2f%%, measured %.2f%% " .
+		    "(%.2f points apart, 2 allowed)", $k, $p{$k}, $m{$k},
+		    abs($p{$k} - $m{$k}))
+		    if abs($p{$k} - $m{$k}) > 2;
+		push @bad, sprintf("%s: the workload measured %.2f%%, not " .
+		    "%d%% +- 2: its calibration failed", $k, $m{$k}, $want{$k})
+		    if abs($m{$k} - $want{$k}) > 2;
+	}
+	print STDERR "$_\n" for @bad;
+	exit(@bad ? 1 : 0);
+' "$sa" "$sb" "$sc" "$ca" "$cb" "$cc" "$ME" ||
+	fail "the sampled split is not within 2 points of the measured one"
+say "each method's share of samples is within 2 points of its share of CPU time"
