@@ -180,6 +180,14 @@ handle_event(struct target *t, pid_t tid, int status)
 				i++;
 		}
 		th = target_thread_find(t, t->pid);
+		if (th && old != 0 && (pid_t)old != t->pid) {
+			/* Another thread exec'd and took the leader's tid: the
+			 * leader we knew died, with any interrupt we had sent
+			 * it (its stop will never come), and its syscall file
+			 * with it. Start the entry afresh. */
+			thread_remove(t, th);
+			th = NULL;
+		}
 		if (!th)
 			th = thread_add(t, t->pid);
 		t->exec_seen = true;
