@@ -547,6 +547,27 @@ unwind_stack_blocked(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
 	return nbest > n ? nbest : n;
 }
 
+int
+unwind_function_bounds(struct unwinder *u, uint64_t ip, uint64_t *start,
+		       uint64_t *end)
+{
+	struct umod *m = module_for(u, ip);
+	unw_proc_info_t pi;
+
+	memset(&pi, 0, sizeof(pi));
+	/* Without unwind info the search only reads the table and the
+	 * FDE's range: no allocation, nothing to put back. */
+	if (!m || !m->ok ||
+	    dwarf_search_unwind_table(u->as, ip, &m->di, &pi, 0, u) < 0 ||
+	    pi.start_ip >= pi.end_ip || ip < pi.start_ip || ip >= pi.end_ip) {
+		errno = ENOENT;
+		return -1;
+	}
+	*start = pi.start_ip;
+	*end = pi.end_ip;
+	return 0;
+}
+
 void
 unwind_destroy(struct unwinder *u)
 {
