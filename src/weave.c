@@ -90,6 +90,20 @@ mismatch(const struct weave_native *nat, size_t nn,
 	return e.full ? WEAVE_NO_ROOM : why;
 }
 
+/* True when the VM frames of natives [lo, hi) are one run: then every
+ * Ruby frame of the segment runs in that run, whatever C methods among
+ * them left no frame of their own. */
+static bool
+one_vm_run(const struct weave_native *nat, size_t lo, size_t hi)
+{
+	size_t runs = 0;
+
+	for (size_t i = lo; i < hi; i++)
+		if (nat[i].vm && (i == lo || !nat[i - 1].vm))
+			runs++;
+	return runs == 1;
+}
+
 enum weave_error
 weave(const struct weave_native *nat, size_t nn, const struct weave_ruby *rb,
       size_t nr, bool all, uint32_t marker, uint32_t *out, size_t cap,
@@ -98,42 +112,43 @@ weave(const struct weave_native *nat, size_t nn, const struct weave_ruby *rb,
 	struct emit e = { .out = out, .cap = cap };
 	size_t pos = 0, seg = 0, rlo = 0, i, j;
 	enum weave_error why = WEAVE_OK;
+	bool floating = false;
 
 	for (i = 0; i < nr && why == WEAVE_OK; i++) {
-		bool tail = i + 1 == nr;
-
 		if (!rb[i].cfunc)
 			continue;
-		for (j = pos; j < nn && !holds(&nat[j], rb[i].cfunc_addr); j++)
-			;
-		if (j < nn && rb[i].cfunc_addr) {
-			/* N(seg..j) with the Ruby frames before Ci, then Ci
-			 * and its anchor. */
-			if (!segment(&e, nat, seg, j, rb, rlo, i, all)) {
-				why = WEAVE_NO_VM;
-				break;
-			}
-			put(&e, rb[i].id);
-			put_native(&e, &nat[j], all);
-			pos = seg = j + 1;
-			rlo = i + 1;
-			continue;
-		}
-		/* Not on the stack: only a leaf C method while the VM's call
-		 * machinery runs (pushed, not called yet, or returned, not
-		 * popped yet) may be woven without its function. */
-		if (!tail || nn <= pos || !nat[nn - 1].vm) {
+		if (!rb[i].cfunc_addr) {
 			why = WEAVE_NO_ANCHOR;
 			break;
 		}
-		if (!segment(&e, nat, seg, nn, rb, rlo, i, all)) {
+		for (j = pos; j < nn && !holds(&nat[j], rb[i].cfunc_addr); j++)
+			;
+		if (j == nn) {
+			/* No frame of its own: a C method that tail-called
+			 * its work away (Kernel#loop -> rb_rescue2), or one
+			 * being called or returning. It stays with the Ruby
+			 * frames around it, if they have one VM run. */
+			floating = true;
+			continue;
+		}
+		if (floating && !one_vm_run(nat, seg, j)) {
+			why = WEAVE_NO_ANCHOR;
+			break;
+		}
+		/* N(seg..j) with the Ruby frames before Ci, then Ci and its
+		 * anchor. */
+		if (!segment(&e, nat, seg, j, rb, rlo, i, all)) {
 			why = WEAVE_NO_VM;
 			break;
 		}
 		put(&e, rb[i].id);
-		seg = nn;
+		put_native(&e, &nat[j], all);
+		pos = seg = j + 1;
 		rlo = i + 1;
+		floating = false;
 	}
+	if (why == WEAVE_OK && floating && !one_vm_run(nat, seg, nn))
+		why = WEAVE_NO_ANCHOR;
 	if (why == WEAVE_OK && !segment(&e, nat, seg, nn, rb, rlo, nr, all))
 		why = WEAVE_NO_VM;
 	if (why != WEAVE_OK)

@@ -44,11 +44,15 @@ enum weave_error {
 
 /**
  * Weaves nat[0..nn) and rb[0..nr) (both root first) into out[0..cap),
- * setting *nout. VM frames other than the anchors' callers' are left out
- * unless all; anchors in the VM are left out too (the C-method frame
- * stands for them) unless all. A C method at the leaf that is being
- * called or returning (its Ruby frame pushed, its function not running:
- * the innermost native frame in the VM) is woven without native frames.
+ * setting *nout. VM frames are left out unless all, anchors in the VM
+ * too (the C-method frame stands for them).
+ *
+ * A C method whose function is on no frame (it tail-called its work away,
+ * as Kernel#loop does into rb_rescue2, or it is being called or is
+ * returning) is woven with the Ruby frames around it, provided the VM
+ * frames between the anchors around it form one run: then all those Ruby
+ * frames run in that run and no visible frame can be misplaced. A C
+ * method of unknown address never is.
  *
  * Ruby frames that run between two anchors are put where the last run of
  * VM frames before the next anchor (or the leaf) begins: the interpreter

@@ -161,7 +161,7 @@ START_TEST(test_bounds)
 END_TEST
 
 /* A C method at the leaf whose function is not running yet (or any
- * more): only VM frames after the last anchor. */
+ * more), or that tail-called into libc: no frame of its own, one VM run. */
 START_TEST(test_leaf_call)
 {
 	static const struct weave_native nat[] = {
@@ -173,7 +173,7 @@ START_TEST(test_leaf_call)
 	static const struct weave_native nat_libc[] = {
 		NAT(100, 0x1000, false),
 		NAT(101, 0x10000, true),
-		NAT(102, 0x3000, false),	/* write (libc) */
+		NAT(102, 0x3000, false),	/* nanosleep (libc) */
 	};
 	uint32_t out[16];
 	size_t n;
@@ -184,10 +184,58 @@ START_TEST(test_leaf_call)
 	ck_assert_uint_eq(out[0], 100);
 	ck_assert_uint_eq(out[1], 200);
 	ck_assert_uint_eq(out[2], 201);
-	/* A libc frame where the C method's function should be: no. */
 	ck_assert_int_eq(weave(nat_libc, 3, rb, 2, false, MARKER, out, 16,
 			       &n),
+			 WEAVE_OK);
+	ck_assert_uint_eq(n, 4);
+	ck_assert_uint_eq(out[2], 201);
+	ck_assert_uint_eq(out[3], 102);
+}
+END_TEST
+
+/* Kernel#loop tail-calls rb_rescue2: no frame holds its function. It is
+ * woven between the Ruby frames around it when the VM frames up to the
+ * next anchor are one run, and is a mismatch when they are not. */
+START_TEST(test_tail_call)
+{
+	static const struct weave_native nat[] = {
+		NAT(100, 0x1000, false),	/* main */
+		NAT(101, 0x10000, true),	/* ruby_run_node */
+		NAT(102, 0x11000, true),	/* vm_exec_core */
+		NAT(103, 0x17000, true),	/* rb_rescue2 */
+		NAT(104, 0x11000, true),	/* vm_exec_core */
+		NAT(105, 0x12000, true),	/* vm_call_cfunc */
+		NAT(106, 0x50000, false),	/* rbft_deep (anchor) */
+		NAT(107, 0x50100, false),	/* rbft_deep_step */
+	};
+	static const struct weave_ruby rb[] = {
+		RB(200),		/* <main> */
+		RB(201),		/* Object#spin */
+		CF(202, 0x18000),	/* Kernel#loop: rb_f_loop, no frame */
+		RB(203),		/* block in Object#spin */
+		CF(204, 0x50000),	/* RbflameTestExt.deep */
+	};
+	const uint32_t want[] = { 100, 200, 201, 202, 203, 204, 106, 107 };
+	/* An extension's frame between two VM runs: which run holds the
+	 * Ruby frames is not known any more. */
+	static const struct weave_native nat2[] = {
+		NAT(100, 0x1000, false),
+		NAT(101, 0x10000, true),
+		NAT(102, 0x60000, false),	/* ext_callback */
+		NAT(103, 0x11000, true),
+		NAT(106, 0x50000, false),
+	};
+	uint32_t out[32];
+	size_t n;
+
+	ck_assert_int_eq(weave(nat, 8, rb, 5, false, MARKER, out, 32, &n),
+			 WEAVE_OK);
+	ck_assert_uint_eq(n, sizeof(want) / sizeof(want[0]));
+	for (size_t i = 0; i < n; i++)
+		ck_assert_uint_eq(out[i], want[i]);
+	ck_assert_int_eq(weave(nat2, 5, rb, 5, false, MARKER, out, 32, &n),
 			 WEAVE_NO_ANCHOR);
+	ck_assert_uint_eq(out[0], MARKER);
 }
 END_TEST
 
@@ -273,6 +321,7 @@ main(void)
 	tcase_add_test(tc, test_nested);
 	tcase_add_test(tc, test_bounds);
 	tcase_add_test(tc, test_leaf_call);
+	tcase_add_test(tc, test_tail_call);
 	tcase_add_test(tc, test_mismatch);
 	tcase_add_test(tc, test_edges);
 	suite_add_tcase(s, tc);
