@@ -902,6 +902,8 @@ native_unwind(struct sampler *s, pid_t tid, const struct user_regs_struct *held,
 	if (!th)
 		return -1;
 	t0 = th->stopped_at_ns;
+	/* Its stack ran until now: what the cache holds of it is stale. */
+	mem_flush(s->mem);
 	if (target_get_regs(th, &regs) < 0) {
 		target_resume(s->t, th);
 		return -1;
@@ -1027,7 +1029,7 @@ native_ruby_tick(struct sampler *s)
 	if (held) {
 		struct target_thread *th = target_thread_find(s->t, held);
 
-		/* Stopped since the kernel said so, as in sample_thread(). */
+		/* From PTRACE_INTERRUPT, as sample_thread() counts. */
 		t0 = th ? th->stopped_at_ns : now_ns();
 		have_regs = th && target_get_regs(th, &held_regs) == 0;
 		if (have_regs)
@@ -1038,7 +1040,8 @@ native_ruby_tick(struct sampler *s)
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
 	nat = native_state(s);
-	mem_flush(s->mem);
+	/* No flush: the holder check just did, and what it read is frozen
+	 * now (or checked by a second read below). */
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	if (!frozen && n >= 0)
 		d0 = stacks_digest(s->stacks, n);
