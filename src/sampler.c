@@ -755,6 +755,10 @@ struct sampler_native {
 	int *nips;		/* per Ruby stack: count, <= 0 unreadable */
 	int cap;		/* stacks room */
 	uint64_t errors_shown;
+	/* One stack's weave: its inputs and its output. */
+	struct weave_native nat[SAMPLER_MAX_FRAMES];
+	struct weave_ruby rb[RUBY_MAX_FRAMES];
+	uint32_t frames[SAMPLER_MAX_FRAMES + RUBY_MAX_FRAMES + 8];
 };
 
 static void
@@ -920,9 +924,9 @@ static void
 record_woven(struct sampler *s, struct sampler_native *n,
 	     const struct ruby_stack *st, const uint64_t *ips, int nips)
 {
-	static struct weave_native nat[SAMPLER_MAX_FRAMES];
-	static struct weave_ruby rb[RUBY_MAX_FRAMES];
-	static uint32_t frames[SAMPLER_MAX_FRAMES + RUBY_MAX_FRAMES + 8];
+	struct weave_native *nat = n->nat;
+	struct weave_ruby *rb = n->rb;
+	uint32_t *frames = n->frames;
 	uint32_t root = ruby_thread_root(s, st), marker;
 	const char *state[2];
 	enum profile_state pstate;

@@ -75,11 +75,11 @@ holds(const struct weave_native *f, uint64_t addr)
 }
 
 static enum weave_error
-mismatch(const struct weave_native *nat, size_t nn,
-	 const struct weave_ruby *rb, size_t nr, uint32_t marker,
-	 uint32_t *out, size_t cap, size_t *nout, enum weave_error why)
+mismatch(const struct weave_native *nat, size_t nn, const struct weave_ruby *rb,
+	 size_t nr, uint32_t marker, uint32_t *out, size_t cap, size_t *nout,
+	 enum weave_error why)
 {
-	struct emit e = { .out = out, .cap = cap };
+	struct emit e = {.out = out, .cap = cap};
 
 	put(&e, marker);
 	for (size_t i = 0; i < nr; i++)
@@ -109,7 +109,7 @@ weave(const struct weave_native *nat, size_t nn, const struct weave_ruby *rb,
       size_t nr, bool all, uint32_t marker, uint32_t *out, size_t cap,
       size_t *nout)
 {
-	struct emit e = { .out = out, .cap = cap };
+	struct emit e = {.out = out, .cap = cap};
 	size_t pos = 0, seg = 0, rlo = 0, i, j;
 	enum weave_error why = WEAVE_OK;
 	bool floating = false;

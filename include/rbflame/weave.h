@@ -21,25 +21,25 @@
 
 /** A native frame, root first in an array. */
 struct weave_native {
-	uint32_t id;		/* what goes to the output */
-	uint64_t start, end;	/* its function's runtime bounds [start,
-				 * end); start == end when not known */
-	bool vm;		/* in the Ruby VM's file (libruby) */
+	uint32_t id;	     /* what goes to the output */
+	uint64_t start, end; /* its function's runtime bounds [start,
+			      * end); start == end when not known */
+	bool vm;	     /* in the Ruby VM's file (libruby) */
 };
 
 /** A Ruby frame, root first in an array. */
 struct weave_ruby {
 	uint32_t id;
-	bool cfunc;		/* a method written in C */
-	uint64_t cfunc_addr;	/* its C function's entry, 0 when unknown */
+	bool cfunc;	     /* a method written in C */
+	uint64_t cfunc_addr; /* its C function's entry, 0 when unknown */
 };
 
 /** Why a weave failed (for --debug and the tests). */
 enum weave_error {
 	WEAVE_OK,
-	WEAVE_NO_ANCHOR,	/* a C method's function is not on the stack */
-	WEAVE_NO_VM,		/* Ruby frames where no VM frame runs them */
-	WEAVE_NO_ROOM,		/* out too small */
+	WEAVE_NO_ANCHOR, /* a C method's function is not on the stack */
+	WEAVE_NO_VM,	 /* Ruby frames where no VM frame runs them */
+	WEAVE_NO_ROOM,	 /* out too small */
 };
 
 /**
