@@ -999,6 +999,7 @@ native_ruby_tick(struct sampler *s)
 {
 	struct sampler_native *nat;
 	struct user_regs_struct held_regs;
+	struct proc_syscall sc;
 	pid_t held = 0;
 	bool frozen = false, have_regs = false;
 	uint64_t t0 = 0, d0 = 0;
@@ -1024,6 +1025,13 @@ native_ruby_tick(struct sampler *s)
 		}
 		th = target_thread_find(s->t, holder);
 		if (!th || th->state != TS_RUNNING)
+			break;
+		/* A holder asleep in a call an interrupt would make fail (a
+		 * C extension in epoll_wait with the GVL) is never stopped:
+		 * unwound as blocked below, checked by the second read. */
+		if (th->syscall_fd >= 0 &&
+		    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+		    sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr))
 			break;
 		if (target_interrupt(s->t, th) < 0 ||
 		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)

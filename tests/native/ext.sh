@@ -14,7 +14,8 @@
 #
 # (the C method calling back into Ruby: rb_yield and the VM hidden), under
 # native root frames only, with no libruby frame at all; the summary
-# counts the woven stacks. --native-all keeps libruby's frames: between
+# counts the woven stacks. A C method holding the GVL in epoll_wait is
+# woven too, and never interrupted (no EINTR in the target). --native-all keeps libruby's frames: between
 # Object#work and RbflameTestExt.crunch (the interpreter calling the C
 # method) in >= 90% of the samples.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -71,5 +72,15 @@ assert_share "$T/all.folded" \
 kill_tracee "$TPID"
 
 woven each each 90 \
-	"<main> {main-ext};Object#walk {walk};RbflameTestExt.each {walk};rbft_each $X;rbft_each_step $X;block in Object#walk {walk-block};$(crunch walk-block)"
+	"<main> {main-walk};Object#walk {walk};RbflameTestExt.each {walk};rbft_each $X;rbft_each_step $X;block in Object#walk {walk-block};$(crunch walk-block)"
 kill_tracee "$TPID"
+
+# A C method holding the GVL in epoll_wait, which an interrupt would make
+# fail with EINTR: never stopped (unwound from what the kernel reports),
+# its stack still woven, and no EINTR in the target.
+woven epoll epoll 90 \
+	"<main> {main-idle};Object#idle {idle};RbflameTestExt.epoll {idle};rbft_epoll $X;epoll_wait (libc.so.6)"
+kill_tracee "$TPID"
+n=$(grep -c '^EINTR$' "$T/epoll.log" || true)
+[ "$n" = 0 ] || fail "epoll: epoll_wait failed with EINTR $n times under rbflame --native"
+say "epoll: epoll_wait never interrupted"

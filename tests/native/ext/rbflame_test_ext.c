@@ -13,7 +13,15 @@
  *   RbflameTestExt.deep(d, n) rbft_deep -> rbft_deep_step d times deep
  *                             -> rbft_crunch_leaf: a deep native stack
  *                             (the benchmark's)
+ *   RbflameTestExt.epoll(ms)  rbft_epoll -> epoll_wait(ms) on an empty
+ *                             epoll set, holding the GVL (a call an
+ *                             interrupt makes fail): returns how many
+ *                             times it failed with EINTR
  */
+#include <errno.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
 #include <ruby.h>
 
 /* Spins without touching the VM: the sampled leaf. */
@@ -69,6 +77,23 @@ rbft_deep(VALUE self, VALUE depth, VALUE n)
 	return ULONG2NUM(rbft_deep_step(NUM2LONG(depth), NUM2ULONG(n)));
 }
 
+VALUE
+rbft_epoll(VALUE self, VALUE ms)
+{
+	static int ep = -1;
+	struct epoll_event ev;
+	long eintr = 0;
+
+	if (ep < 0 && (ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		rb_sys_fail("epoll_create1");
+	if (epoll_wait(ep, &ev, 1, NUM2INT(ms)) < 0) {
+		if (errno != EINTR)
+			rb_sys_fail("epoll_wait");
+		eintr++;
+	}
+	return LONG2NUM(eintr);
+}
+
 void
 Init_rbflame_test_ext(void)
 {
@@ -77,4 +102,5 @@ Init_rbflame_test_ext(void)
 	rb_define_module_function(m, "crunch", rbft_crunch, 1);
 	rb_define_module_function(m, "each", rbft_each, 1);
 	rb_define_module_function(m, "deep", rbft_deep, 2);
+	rb_define_module_function(m, "epoll", rbft_epoll, 1);
 }
