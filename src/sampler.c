@@ -866,26 +866,21 @@ native_info(struct sampler *s, struct sampler_native *n, uint64_t ip,
 	return ni;
 }
 
-/* Unwinds thread tid into ips while the GVL holder is stopped (so its
- * Ruby stack is frozen). held: one we stopped, with its registers.
- * Another thread is stopped for its unwind, except one blocked in a
- * non-restartable syscall: never interrupted, unwound from what the
- * kernel reports and kept only if still in the same block. Returns the
- * count, -1 on failure; *stop_ns gets the time it was stopped. */
+/*
+ * The native stack of a Ruby thread other than the stopped holder, in two
+ * steps, so that all such threads stop together and the holder waits for
+ * the slowest stop, not for their sum. native_begin(): a thread blocked in
+ * a non-restartable call is never interrupted: unwound now from what the
+ * kernel reports, kept only if still in the same block (returns the
+ * count); any other is sent PTRACE_INTERRUPT (returns 0). -1 on failure.
+ */
 static int
-native_unwind(struct sampler *s, pid_t tid, const struct user_regs_struct *held,
-	      uint64_t *ips, uint64_t *stop_ns)
+native_begin(struct sampler *s, pid_t tid, uint64_t *ips)
 {
 	struct target_thread *th = target_thread_find(s->t, tid);
 	struct proc_syscall sc = { .kind = PSC_UNKNOWN }, again;
-	struct user_regs_struct regs;
-	uint64_t t0;
 	int n;
 
-	*stop_ns = 0;
-	if (held)
-		return unwind_stack(s->unwinder, tid, held, ips,
-				    SAMPLER_MAX_FRAMES);
 	if (!th || th->state != TS_RUNNING)
 		return -1;
 	if (th->syscall_fd >= 0)
@@ -899,8 +894,21 @@ native_unwind(struct sampler *s, pid_t tid, const struct user_regs_struct *held,
 		s->prof->stats.blocked_reused++;
 		return n;
 	}
-	if (target_interrupt(s->t, th) < 0 ||
-	    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
+	return target_interrupt(s->t, th) < 0 ? -1 : 0;
+}
+
+/* native_finish(): waits for an interrupted thread's stop, unwinds it,
+ * resumes it. The count, or -1; *stop_ns: how long it was stopped. */
+static int
+native_finish(struct sampler *s, pid_t tid, uint64_t *ips, uint64_t *stop_ns)
+{
+	struct target_thread *th = target_thread_find(s->t, tid);
+	struct user_regs_struct regs;
+	uint64_t t0;
+	int n;
+
+	*stop_ns = 0;
+	if (!th || target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
 		return -1;
 	th = target_thread_find(s->t, tid);
 	if (!th)
@@ -1057,16 +1065,32 @@ native_ruby_tick(struct sampler *s)
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	if (!frozen && n >= 0)
 		d0 = stacks_digest(s->stacks, n);
+	/* The holder's stack, and the first step of every other's. */
 	for (int i = 0; i < n; i++) {
 		const struct ruby_stack *st = &s->stacks[i];
-		uint64_t stop = 0;
-		bool mine = held && st->tid == held;
+		uint64_t *ips = nat->ips + (size_t)i * SAMPLER_MAX_FRAMES;
 
 		nat->nips[i] = -1;
-		if (st->nframes <= 0 || !st->tid || (mine && !have_regs))
+		if (st->nframes <= 0 || !st->tid)
 			continue;
-		nat->nips[i] = native_unwind(s, st->tid,
-					     mine ? &held_regs : NULL,
+		if (held && st->tid == held) {
+			int k = have_regs ? unwind_stack(s->unwinder, st->tid,
+							 &held_regs, ips,
+							 SAMPLER_MAX_FRAMES)
+					  : -1;
+
+			nat->nips[i] = k > 0 ? k : -1;
+		} else {
+			nat->nips[i] = native_begin(s, st->tid, ips);
+		}
+	}
+	/* The interrupted ones: each stop awaited, unwound, resumed. */
+	for (int i = 0; i < n; i++) {
+		uint64_t stop;
+
+		if (nat->nips[i] != 0)
+			continue;
+		nat->nips[i] = native_finish(s, s->stacks[i].tid,
 					     nat->ips + (size_t)i *
 							SAMPLER_MAX_FRAMES,
 					     &stop);
