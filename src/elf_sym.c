@@ -722,8 +722,9 @@ elf_file_open_image(const void *image, size_t size)
 	return ef;
 }
 
-const char *
-elf_file_symbol(const struct elf_file *ef, uint64_t vaddr, uint64_t *offset)
+/* The symbol covering vaddr, as elf_file_symbol() chooses it. */
+static const struct sym *
+symbol_at(const struct elf_file *ef, uint64_t vaddr)
 {
 	const struct sym *s, *hit = NULL;
 	size_t lo = 0, hi, i;
@@ -757,11 +758,34 @@ elf_file_symbol(const struct elf_file *ef, uint64_t vaddr, uint64_t *offset)
 		if (!hit && !s->sized && vaddr < s->end)
 			hit = s;
 	}
+	return hit;
+}
+
+const char *
+elf_file_symbol(const struct elf_file *ef, uint64_t vaddr, uint64_t *offset)
+{
+	const struct sym *hit = symbol_at(ef, vaddr);
+
 	if (!hit)
 		return NULL;
 	if (offset)
 		*offset = vaddr - hit->addr;
 	return ef->names + hit->name;
+}
+
+int
+elf_file_function_bounds(const struct elf_file *ef, uint64_t vaddr,
+			 uint64_t *start, uint64_t *end)
+{
+	const struct sym *hit = symbol_at(ef, vaddr);
+
+	if (!hit || !hit->sized) {
+		errno = ENOENT;
+		return -1;
+	}
+	*start = hit->addr;
+	*end = hit->end;
+	return 0;
 }
 
 size_t

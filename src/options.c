@@ -60,6 +60,12 @@ const char options_help[] =
 "      --force-version X.Y  read Ruby with the layout of release X.Y\n"
 "                         (for a release whose structs match it)\n"
 "\n"
+"Native frames (Ruby processes):\n"
+"      --native           weave each thread's native stack into its Ruby\n"
+"                         stack: C extensions' and libraries' functions\n"
+"                         under the Ruby C method that called them\n"
+"      --native-all       the same, with the Ruby VM's own frames\n"
+"\n"
 "Other:\n"
 "  -q, --quiet            no progress line, notices or summary\n"
 "      --debug            print diagnostics about each step\n"
@@ -80,6 +86,9 @@ enum {
 	OPT_MODE,
 	OPT_FORCE_VERSION,
 	OPT_DEBUG,
+	/* --native */
+	OPT_NATIVE,
+	OPT_NATIVE_ALL,
 };
 
 static const struct option long_options[] = {
@@ -92,6 +101,9 @@ static const struct option long_options[] = {
 	{ "function", no_argument, NULL, OPT_FUNCTION },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "force-version", required_argument, NULL, OPT_FORCE_VERSION },
+	/* --native */
+	{ "native", no_argument, NULL, OPT_NATIVE },
+	{ "native-all", no_argument, NULL, OPT_NATIVE_ALL },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -285,6 +297,14 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 					    "unknown mode '%s': choose wall or cpu",
 					    optarg);
 			break;
+		/* ---- --native ---- */
+		case OPT_NATIVE:
+			o->native = true;
+			break;
+		case OPT_NATIVE_ALL:
+			o->native = o->native_all = true;
+			break;
+		/* ---- end of --native ---- */
 		case 'q':
 			o->quiet = true;
 			break;

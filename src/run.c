@@ -171,6 +171,8 @@ tracer_main(void *arg)
 			 now_ns()) == 0) {
 		sampler_ok = true;
 		s.force_version = o->force_version;
+		s.native = o->native;
+		s.native_all = o->native_all;
 		sample_loop(c, &t, &s);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,
@@ -204,6 +206,10 @@ summary(const struct run_ctx *c)
 		(unsigned long long)st->failed,
 		profile_stop_quantile(c->prof, 0.5) / 1e3,
 		profile_stop_quantile(c->prof, 0.99) / 1e3);
+	if (st->woven || st->weave_errors)
+		fprintf(stderr, "%s: --native: %llu stacks woven, %llu weave errors (kept under [unwoven])\n",
+			program_name, (unsigned long long)st->woven,
+			(unsigned long long)st->weave_errors);
 }
 
 static int

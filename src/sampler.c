@@ -18,6 +18,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,6 +33,7 @@
 #include "rbflame/schedule.h"
 #include "rbflame/symtab.h"
 #include "rbflame/unwind.h"
+#include "rbflame/weave.h"
 #include "rbflame/xmalloc.h"
 
 #define STOP_TIMEOUT_NS (200ull * 1000000ull)
@@ -148,11 +150,16 @@ setup_process(struct sampler *s)
 	return 0;
 }
 
+static void native_destroy(struct sampler_native *n);
+
 static void
 teardown_process(struct sampler *s)
 {
 	ruby_reader_destroy(s->ruby);
 	s->ruby = NULL;
+	/* --native: names and the VM's file belong to the old image. */
+	native_destroy(s->nat);
+	s->nat = NULL;
 	/* Its interned strings die with it: forget texts keyed by them. */
 	if (s->texts)
 		memset(s->texts, 0, TEXT_SLOTS * sizeof(*s->texts));
@@ -483,48 +490,34 @@ probe_ruby(struct sampler *s)
 	}
 }
 
-/* Records one Ruby stack (innermost first in st) as a sample, with the
- * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
- * mode, a thread off the CPU is not sampled. */
-static void
-record_ruby(struct sampler *s, const struct ruby_stack *st)
+/* The thread's state as leaf pseudo-frames (stackprof's GC names) and
+ * as data. False when cpu mode leaves the thread out (off the CPU). */
+static bool
+stack_state(struct sampler *s, const struct ruby_stack *st,
+	    const char *state[2], enum profile_state *pstate)
 {
-	uint32_t frames[RUBY_MAX_FRAMES + 4];
-	const char *state[2] = { NULL, NULL };
-	enum profile_state pstate = PROFILE_STATE_RUNNING;
 	char kstate = 'R';
-	size_t d = 0;
 
-	if (s->threads) {
-		char root[160], comm[64];
-		const char *name = st->name;
-
-		if (!name[0] && proc_thread_comm(s->t->pid, st->tid, comm,
-						 sizeof(comm)) == 0)
-			name = comm;
-		thread_root_text(root, sizeof(root), st->tid, name);
-		frames[d++] = thread_frame(s, st->tid, name, root);
-	} else {
-		profile_thread_name(s->prof, s->t->pid, st->tid, st->name);
-	}
+	state[0] = state[1] = NULL;
+	*pstate = PROFILE_STATE_RUNNING;
 	switch (st->state) {
 	case RUBY_STATE_GC_MARKING:
 		state[0] = "(garbage collection)";
 		state[1] = "(marking)";
-		pstate = PROFILE_STATE_MARKING;
+		*pstate = PROFILE_STATE_MARKING;
 		break;
 	case RUBY_STATE_GC_SWEEPING:
 		state[0] = "(garbage collection)";
 		state[1] = "(sweeping)";
-		pstate = PROFILE_STATE_SWEEPING;
+		*pstate = PROFILE_STATE_SWEEPING;
 		break;
 	case RUBY_STATE_GC:
 		state[0] = "(garbage collection)";
-		pstate = PROFILE_STATE_GC;
+		*pstate = PROFILE_STATE_GC;
 		break;
 	case RUBY_STATE_WAITING_GVL:
 		state[0] = "(waiting for GVL)";
-		pstate = PROFILE_STATE_WAITING_GVL;
+		*pstate = PROFILE_STATE_WAITING_GVL;
 		kstate = 'S';
 		break;
 	case RUBY_STATE_NO_GVL:
@@ -544,42 +537,83 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 		}
 		state[0] = kstate == 'R' ? "(running without GVL)"
 					 : "(blocked)";
-		pstate = kstate == 'R' ? PROFILE_STATE_NO_GVL
-				       : PROFILE_STATE_BLOCKED;
+		*pstate = kstate == 'R' ? PROFILE_STATE_NO_GVL
+					: PROFILE_STATE_BLOCKED;
 		break;
 	default:
 		break;
 	}
-	if (s->cpu && kstate != 'R')
-		return;
-	for (int i = st->nframes - 1; i >= 0; i--) {
-		const struct ruby_frame *f = &st->frames[i];
-		int line = s->function ? f->first_line : f->line;
-		/* The reader interns labels and paths: their pointers and the
-		 * line identify the text, so it is formatted once. */
-		uint64_t h = ((uintptr_t)f->label * 0x9e3779b97f4a7c15ull) ^
-			     ((uintptr_t)f->path * 0xc2b2ae3d27d4eb4full) ^
-			     (uint64_t)(uint32_t)line;
-		struct text_slot *ts = &s->texts[(h >> 40) % TEXT_SLOTS];
+	return !s->cpu || kstate == 'R';
+}
 
-		if (ts->label != f->label || ts->path != f->path ||
-		    ts->line != line || !ts->used) {
-			ts->label = f->label;
-			ts->path = f->path;
-			ts->line = line;
-			ts->used = true;
-			ts->id = profile_frame_make(s->prof,
-				&(struct profile_frame_desc){
-					.kind = !f->path ? PROFILE_FRAME_MARKER
-						: f->cfunc ? PROFILE_FRAME_CFUNC
-							   : PROFILE_FRAME_RUBY,
-					.name = f->label,
-					.file = f->path,
-					.line = f->path ? line : 0,
-				});
-		}
-		frames[d++] = ts->id;
+/* The thread's root frame ('thread TID "NAME"' with --threads), or
+ * PROFILE_NO_STR; records the thread's name either way. */
+static uint32_t
+ruby_thread_root(struct sampler *s, const struct ruby_stack *st)
+{
+	char root[160], comm[64];
+	const char *name = st->name;
+
+	if (!s->threads) {
+		profile_thread_name(s->prof, s->t->pid, st->tid, st->name);
+		return PROFILE_NO_STR;
 	}
+	if (!name[0] && proc_thread_comm(s->t->pid, st->tid, comm,
+					 sizeof(comm)) == 0)
+		name = comm;
+	thread_root_text(root, sizeof(root), st->tid, name);
+	return thread_frame(s, st->tid, name, root);
+}
+
+/* The frame id of one Ruby frame. */
+static uint32_t
+ruby_frame_id(struct sampler *s, const struct ruby_frame *f)
+{
+	int line = s->function ? f->first_line : f->line;
+	/* The reader interns labels and paths: their pointers and the
+	 * line identify the text, so it is formatted once. */
+	uint64_t h = ((uintptr_t)f->label * 0x9e3779b97f4a7c15ull) ^
+		     ((uintptr_t)f->path * 0xc2b2ae3d27d4eb4full) ^
+		     (uint64_t)(uint32_t)line;
+	struct text_slot *ts = &s->texts[(h >> 40) % TEXT_SLOTS];
+
+	if (ts->label != f->label || ts->path != f->path ||
+	    ts->line != line || !ts->used) {
+		ts->label = f->label;
+		ts->path = f->path;
+		ts->line = line;
+		ts->used = true;
+		ts->id = profile_frame_make(s->prof,
+			&(struct profile_frame_desc){
+				.kind = !f->path ? PROFILE_FRAME_MARKER
+					: f->cfunc ? PROFILE_FRAME_CFUNC
+						   : PROFILE_FRAME_RUBY,
+				.name = f->label,
+				.file = f->path,
+				.line = f->path ? line : 0,
+			});
+	}
+	return ts->id;
+}
+
+/* Records one Ruby stack (innermost first in st) as a sample, with the
+ * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
+ * mode, a thread off the CPU is not sampled. */
+static void
+record_ruby(struct sampler *s, const struct ruby_stack *st)
+{
+	uint32_t frames[RUBY_MAX_FRAMES + 4];
+	const char *state[2];
+	enum profile_state pstate;
+	uint32_t root = ruby_thread_root(s, st);
+	size_t d = 0;
+
+	if (root != PROFILE_NO_STR)
+		frames[d++] = root;
+	if (!stack_state(s, st, state, &pstate))
+		return;
+	for (int i = st->nframes - 1; i >= 0; i--)
+		frames[d++] = ruby_frame_id(s, &st->frames[i]);
 	for (int i = 0; i < 2 && state[i]; i++)
 		frames[d++] = profile_frame_make(s->prof,
 			&(struct profile_frame_desc){
@@ -707,6 +741,403 @@ ruby_tick(struct sampler *s)
 	}
 }
 
+/* ---- --native: native frames woven into Ruby stacks ------------------ */
+
+/* What the weave needs of one native frame, named once per address. */
+struct native_info {
+	uint32_t id;
+	uint64_t start, end;	/* function bounds, runtime; equal: unknown */
+	bool vm;
+};
+
+struct sampler_native {
+	char *vm_module;	/* the VM's file, as maps shows it */
+	struct ip_cache *infos_by_ip; /* ip << 1 | leaf -> index in infos */
+	struct native_info *infos;
+	size_t ninfos, infos_cap;
+	uint64_t *ips;		/* per Ruby stack: SAMPLER_MAX_FRAMES ips */
+	int *nips;		/* per Ruby stack: count, <= 0 unreadable */
+	int cap;		/* stacks room */
+	uint64_t errors_shown;
+	/* One stack's weave: its inputs and its output. */
+	struct weave_native nat[SAMPLER_MAX_FRAMES];
+	struct weave_ruby rb[RUBY_MAX_FRAMES];
+	uint32_t frames[SAMPLER_MAX_FRAMES + RUBY_MAX_FRAMES + 8];
+};
+
+static void
+native_destroy(struct sampler_native *n)
+{
+	if (!n)
+		return;
+	free(n->vm_module);
+	ip_cache_destroy(n->infos_by_ip);
+	free(n->infos);
+	free(n->ips);
+	free(n->nips);
+	free(n);
+}
+
+/* The VM's file: libruby, else (a static ruby) the executable, the first
+ * file mapped; as ruby_vm_find() chooses. */
+static char *
+vm_module_path(pid_t pid)
+{
+	struct maps mp;
+	char *path = NULL;
+
+	if (proc_maps_read(pid, &mp) < 0)
+		return NULL;
+	for (size_t i = 0; i < mp.n && !path; i++) {
+		const char *p = mp.v[i].path, *b;
+
+		if (p && (b = strrchr(p, '/')) && !strncmp(b + 1, "libruby", 7))
+			path = xstrdup(p);
+	}
+	if (!path && mp.n && mp.v[0].path)
+		path = xstrdup(mp.v[0].path);
+	maps_free(&mp);
+	return path;
+}
+
+static struct sampler_native *
+native_state(struct sampler *s)
+{
+	struct sampler_native *n = s->nat;
+
+	if (!n) {
+		n = s->nat = xcalloc(1, sizeof(*n));
+		n->vm_module = vm_module_path(s->t->pid);
+		n->infos_by_ip = ip_cache_create();
+		debug_msg("--native: the VM's frames are those of %s",
+			  n->vm_module ? n->vm_module : "(no file found)");
+	}
+	if (n->cap < s->stacks_cap) {
+		free(n->ips);
+		free(n->nips);
+		n->cap = s->stacks_cap;
+		n->ips = xcalloc((size_t)n->cap * SAMPLER_MAX_FRAMES,
+				 sizeof(*n->ips));
+		n->nips = xcalloc(n->cap, sizeof(*n->nips));
+	}
+	return n;
+}
+
+/* Names ip (ip - 1 already for return addresses) once: its frame, its
+ * function's bounds (a sized symbol, else its FDE), whether it is the
+ * VM's. Called after the target runs again. */
+static const struct native_info *
+native_info(struct sampler *s, struct sampler_native *n, uint64_t ip,
+	    bool leaf)
+{
+	bool found;
+	uint32_t *slot = ip_cache_slot(n->infos_by_ip, ip << 1 | leaf, &found);
+	struct native_info *ni;
+	struct symtab_frame fr;
+	char name[512];
+
+	if (found)
+		return &n->infos[*slot];
+	n->infos = xgrowarray(n->infos, &n->infos_cap, n->ninfos + 1,
+			      sizeof(*n->infos));
+	*slot = (uint32_t)n->ninfos;
+	ni = &n->infos[n->ninfos++];
+	symtab_frame_info(s->symtab, ip, &fr, name, sizeof(name));
+	ni->start = fr.func_start;
+	ni->end = fr.func_end;
+	if (ni->start >= ni->end &&
+	    unwind_function_bounds(s->unwinder, ip, &ni->start, &ni->end) < 0)
+		ni->start = ni->end = 0;
+	if (!fr.symbol && fr.module && ni->start < ni->end) {
+		/* No name (a stripped library's static function): named by
+		 * its function's link-time start, so that its samples stay
+		 * together whatever the ip. */
+		const char *base = strrchr(fr.module, '/');
+
+		fr.addr -= ip - ni->start;
+		snprintf(name, sizeof(name), "0x%" PRIx64 " (%s)", fr.addr,
+			 base ? base + 1 : fr.module);
+	}
+	ni->id = profile_frame_make(s->prof, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_NATIVE,
+		.name = fr.symbol,
+		.file = fr.module,
+		.build_id = fr.build_id[0] ? fr.build_id : NULL,
+		.addr = fr.addr,
+		.text = name,
+	});
+	ni->vm = fr.module && n->vm_module && !strcmp(fr.module, n->vm_module);
+	return ni;
+}
+
+/*
+ * The native stack of a Ruby thread other than the stopped holder, in two
+ * steps, so that all such threads stop together and the holder waits for
+ * the slowest stop, not for their sum. native_begin(): a thread blocked in
+ * a non-restartable call is never interrupted: unwound now from what the
+ * kernel reports, kept only if still in the same block (returns the
+ * count); any other is sent PTRACE_INTERRUPT (returns 0). -1 on failure.
+ */
+static int
+native_begin(struct sampler *s, pid_t tid, uint64_t *ips)
+{
+	struct target_thread *th = target_thread_find(s->t, tid);
+	struct proc_syscall sc = { .kind = PSC_UNKNOWN }, again;
+	int n;
+
+	if (!th || th->state != TS_RUNNING)
+		return -1;
+	if (th->syscall_fd >= 0)
+		proc_syscall_read_fd(th->syscall_fd, &sc);
+	if (sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr)) {
+		n = unwind_stack_blocked(s->unwinder, tid, sc.sp, sc.pc, ips,
+					 SAMPLER_MAX_FRAMES);
+		if (n <= 0 || proc_syscall_read_fd(th->syscall_fd, &again) < 0 ||
+		    !same_block(&sc, &again))
+			return -1;
+		s->prof->stats.blocked_reused++;
+		return n;
+	}
+	return target_interrupt(s->t, th) < 0 ? -1 : 0;
+}
+
+/* native_finish(): waits for an interrupted thread's stop, unwinds it,
+ * resumes it. The count, or -1; *stop_ns: how long it was stopped. */
+static int
+native_finish(struct sampler *s, pid_t tid, uint64_t *ips, uint64_t *stop_ns)
+{
+	struct target_thread *th = target_thread_find(s->t, tid);
+	struct user_regs_struct regs;
+	uint64_t t0;
+	int n;
+
+	*stop_ns = 0;
+	if (!th || target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
+		return -1;
+	th = target_thread_find(s->t, tid);
+	if (!th)
+		return -1;
+	t0 = th->stopped_at_ns;
+	/* Its stack ran until now: what the cache holds of it is stale. */
+	mem_flush(s->mem);
+	if (target_get_regs(th, &regs) < 0) {
+		target_resume(s->t, th);
+		return -1;
+	}
+	target_fix_interrupted_syscall(s->t, th, &regs);
+	n = unwind_stack(s->unwinder, tid, &regs, ips, SAMPLER_MAX_FRAMES);
+	target_resume(s->t, th);
+	*stop_ns = now_ns() - t0;
+	return n;
+}
+
+/* Weaves and records one thread's stacks (after the resume). */
+static void
+record_woven(struct sampler *s, struct sampler_native *n,
+	     const struct ruby_stack *st, const uint64_t *ips, int nips)
+{
+	struct weave_native *nat = n->nat;
+	struct weave_ruby *rb = n->rb;
+	uint32_t *frames = n->frames;
+	uint32_t root = ruby_thread_root(s, st), marker;
+	const char *state[2];
+	enum profile_state pstate;
+	enum weave_error e;
+	size_t d = 0, nw;
+
+	if (!stack_state(s, st, state, &pstate))
+		return;
+	if (root != PROFILE_NO_STR)
+		frames[d++] = root;
+	for (int i = 0; i < nips; i++) {
+		/* Root first; a return address points after the call. */
+		bool leaf = i == nips - 1;
+		uint64_t ip = ips[nips - 1 - i];
+		const struct native_info *ni =
+			native_info(s, n, leaf ? ip : ip - 1, leaf);
+
+		nat[i] = (struct weave_native){
+			.id = ni->id, .start = ni->start, .end = ni->end,
+			.vm = ni->vm,
+		};
+	}
+	for (int i = 0; i < st->nframes; i++) {
+		const struct ruby_frame *f = &st->frames[st->nframes - 1 - i];
+
+		rb[i] = (struct weave_ruby){
+			.id = ruby_frame_id(s, f),
+			.cfunc = f->cfunc,
+			.cfunc_addr = f->cfunc_addr,
+		};
+	}
+	marker = profile_frame_make(s->prof, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_MARKER, .name = "[unwoven]",
+	});
+	e = weave(nat, nips, rb, st->nframes, s->native_all, marker,
+		  frames + d, SAMPLER_MAX_FRAMES + RUBY_MAX_FRAMES, &nw);
+	if (e == WEAVE_NO_ROOM) {
+		s->prof->stats.failed++;
+		return;
+	}
+	if (e == WEAVE_OK) {
+		s->prof->stats.woven++;
+	} else {
+		s->prof->stats.weave_errors++;
+		if (n->errors_shown++ < 8)
+			debug_msg("--native: thread %d: %s", (int)st->tid,
+				  weave_error_name(e));
+	}
+	d += nw;
+	for (int i = 0; i < 2 && state[i]; i++)
+		frames[d++] = profile_frame_make(s->prof,
+			&(struct profile_frame_desc){
+				.kind = PROFILE_FRAME_STATE, .name = state[i],
+			});
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->t->pid,
+			   st->tid, pstate, frames, d);
+}
+
+/*
+ * A --native tick: the GVL holder is stopped (then no Ruby stack can
+ * change), every Ruby stack is read and every Ruby thread's native stack
+ * unwound to raw ips (the holder's while it is stopped anyway, each
+ * other's in a stop of its own inside the holder's), the holder resumed;
+ * only then are frames named and woven. Without a holder we hold, the
+ * Ruby stacks are read again after the unwinds and the tick counts only
+ * if nothing moved, as in ruby_tick().
+ */
+static void
+native_ruby_tick(struct sampler *s)
+{
+	struct sampler_native *nat;
+	struct user_regs_struct held_regs;
+	struct proc_syscall sc;
+	pid_t held = 0;
+	bool frozen = false, have_regs = false;
+	uint64_t t0 = 0, d0 = 0;
+	int n;
+
+	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
+		struct target_thread *th;
+		pid_t holder = 0;
+
+		mem_flush(s->mem);
+		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
+			break;
+		if (holder == held) {
+			frozen = true;
+			break;
+		}
+		if (held) {
+			/* It let the GVL go before it stopped: let it run. */
+			th = target_thread_find(s->t, held);
+			if (th)
+				target_resume(s->t, th);
+			held = 0;
+		}
+		th = target_thread_find(s->t, holder);
+		if (!th || th->state != TS_RUNNING)
+			break;
+		/* A holder asleep in a call an interrupt would make fail (a
+		 * C extension in epoll_wait with the GVL) is never stopped:
+		 * unwound as blocked below, checked by the second read. */
+		if (th->syscall_fd >= 0 &&
+		    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+		    sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr))
+			break;
+		if (target_interrupt(s->t, th) < 0 ||
+		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
+			break;
+		held = holder;
+	}
+	if (held) {
+		struct target_thread *th = target_thread_find(s->t, held);
+
+		/* From PTRACE_INTERRUPT, as sample_thread() counts. */
+		t0 = th ? th->stopped_at_ns : now_ns();
+		have_regs = th && target_get_regs(th, &held_regs) == 0;
+		if (have_regs)
+			target_fix_interrupted_syscall(s->t, th, &held_regs);
+	}
+	if (s->stacks_cap == 0) {
+		s->stacks_cap = 16;
+		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
+	}
+	nat = native_state(s);
+	/* No flush: the holder check just did, and what it read is frozen
+	 * now (or checked by a second read below). */
+	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	if (!frozen && n >= 0)
+		d0 = stacks_digest(s->stacks, n);
+	/* The holder's stack, and the first step of every other's. */
+	for (int i = 0; i < n; i++) {
+		const struct ruby_stack *st = &s->stacks[i];
+		uint64_t *ips = nat->ips + (size_t)i * SAMPLER_MAX_FRAMES;
+
+		nat->nips[i] = -1;
+		if (st->nframes <= 0 || !st->tid)
+			continue;
+		if (held && st->tid == held) {
+			int k = have_regs ? unwind_stack(s->unwinder, st->tid,
+							 &held_regs, ips,
+							 SAMPLER_MAX_FRAMES)
+					  : -1;
+
+			nat->nips[i] = k > 0 ? k : -1;
+		} else {
+			nat->nips[i] = native_begin(s, st->tid, ips);
+		}
+	}
+	/* The interrupted ones: each stop awaited, unwound, resumed. */
+	for (int i = 0; i < n; i++) {
+		uint64_t stop;
+
+		if (nat->nips[i] != 0)
+			continue;
+		nat->nips[i] = native_finish(s, s->stacks[i].tid,
+					     nat->ips + (size_t)i *
+							SAMPLER_MAX_FRAMES,
+					     &stop);
+		if (stop && !held)
+			profile_note_stop(s->prof, stop);
+	}
+	if (!frozen && n >= 0) {
+		/* Nothing held the Ruby stacks still: they count only if a
+		 * second read finds them as the first. */
+		mem_flush(s->mem);
+		frozen = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap) ==
+				 n &&
+			 stacks_digest(s->stacks, n) == d0;
+	}
+	if (held) {
+		struct target_thread *th = target_thread_find(s->t, held);
+
+		if (th)
+			target_resume(s->t, th);
+		profile_note_stop(s->prof, now_ns() - t0);
+	}
+	if (n < 0 || !frozen) {
+		s->prof->stats.failed++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (s->stacks[i].nframes < 0 ||
+		    (s->stacks[i].nframes > 0 && nat->nips[i] <= 0))
+			s->prof->stats.failed++;
+		else if (s->stacks[i].nframes > 0)
+			record_woven(s, nat, &s->stacks[i],
+				     nat->ips + (size_t)i * SAMPLER_MAX_FRAMES,
+				     nat->nips[i]);
+	}
+	if (n == s->stacks_cap && s->stacks_cap < RUBY_MAX_THREADS) {
+		s->stacks_cap *= 2;
+		free(s->stacks);
+		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
+	}
+}
+
+/* ---- end of --native ------------------------------------------------- */
+
 void
 sampler_tick(struct sampler *s)
 {
@@ -728,6 +1159,10 @@ sampler_tick(struct sampler *s)
 		return;
 	s->tick++;
 	s->prof->stats.ticks++;
+	if (s->mode == SAMPLER_RUBY && s->native) {
+		native_ruby_tick(s);
+		return;
+	}
 	if (s->mode == SAMPLER_RUBY) {
 		ruby_tick(s);
 		return;

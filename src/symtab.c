@@ -378,11 +378,17 @@ symtab_frame_info(struct symtab *st, uint64_t ip, struct symtab_frame *out,
 	if (mod.elf) {
 		size_t idlen = 0;
 		const uint8_t *id = elf_file_build_id(mod.elf, &idlen);
+		uint64_t fs, fe;
 
 		for (size_t i = 0; id && i < idlen && i < 20; i++)
 			snprintf(out->build_id + 2 * i, 3, "%02x", id[i]);
 		name = elf_file_symbol(mod.elf, ip - mod.bias, &off);
 		out->addr = ip - mod.bias;
+		if (elf_file_function_bounds(mod.elf, ip - mod.bias, &fs,
+					     &fe) == 0) {
+			out->func_start = fs + mod.bias;
+			out->func_end = fe + mod.bias;
+		}
 	}
 	if (name) {
 		out->symbol = name;

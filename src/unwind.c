@@ -511,7 +511,7 @@ unwind_stack_blocked(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
 {
 	struct user_regs_struct regs;
 	uint64_t words[BLOCKED_SCAN_WORDS], best[UNWIND_GUESS_FRAMES];
-	int n, nbest, tries = 0;
+	int n, nbest;
 
 	memset(&regs, 0, sizeof(regs));
 	regs.rip = pc;
@@ -522,29 +522,59 @@ unwind_stack_blocked(struct unwinder *u, pid_t tid, uint64_t sp, uint64_t pc,
 	/* Frames whose CFA is the frame pointer need rbp, which only a
 	 * stopped thread would give. Guess it: a slot above sp holding a
 	 * saved frame pointer (0 or higher on the stack) followed by a
-	 * return address into code. Keep the longest walk. */
+	 * return address into code; then (pass 1) a slot followed by a
+	 * return address whatever it holds: a frame-pointer function called
+	 * from code that keeps no frame pointer (a C extension's function
+	 * called by libruby) saved its caller's rbp, which is any value.
+	 * A genuine return address gives a true tail of the stack, so the
+	 * longest walk wins. */
 	if (mem_read(u->mem, sp, words, sizeof(words)) < 0)
 		return n;
 	nbest = 0;
-	for (int i = 0; i + 1 < BLOCKED_SCAN_WORDS && tries < 8; i++) {
-		uint64_t slot = sp + 8 * i, saved = words[i];
-		int k;
+	for (int pass = 0; pass < 2; pass++) {
+		for (int i = 0, tries = 0;
+		     i + 1 < BLOCKED_SCAN_WORDS && tries < 8; i++) {
+			uint64_t slot = sp + 8 * i, saved = words[i];
+			bool framed = saved == 0 || (saved > slot &&
+						     saved - slot <= (8u << 20));
+			int k, cap = UNWIND_GUESS_FRAMES < max
+					     ? UNWIND_GUESS_FRAMES
+					     : max;
 
-		if (saved != 0 && (saved <= slot || saved - slot > (8u << 20)))
-			continue;
-		if (!executable(u, words[i + 1]))
-			continue;
-		tries++;
-		regs.rbp = slot;
-		k = unwind_stack(u, tid, &regs, best, UNWIND_GUESS_FRAMES < max
-							      ? UNWIND_GUESS_FRAMES
-							      : max);
-		if (k > n && k > nbest) {
-			nbest = k;
-			memcpy(ips, best, k * sizeof(*ips));
+			if (framed != (pass == 0) ||
+			    !executable(u, words[i + 1]))
+				continue;
+			tries++;
+			regs.rbp = slot;
+			k = unwind_stack(u, tid, &regs, best, cap);
+			if (k > n && k > nbest) {
+				nbest = k;
+				memcpy(ips, best, k * sizeof(*ips));
+			}
 		}
 	}
 	return nbest > n ? nbest : n;
+}
+
+int
+unwind_function_bounds(struct unwinder *u, uint64_t ip, uint64_t *start,
+		       uint64_t *end)
+{
+	struct umod *m = module_for(u, ip);
+	unw_proc_info_t pi;
+
+	memset(&pi, 0, sizeof(pi));
+	/* Without unwind info the search only reads the table and the
+	 * FDE's range: no allocation, nothing to put back. */
+	if (!m || !m->ok ||
+	    dwarf_search_unwind_table(u->as, ip, &m->di, &pi, 0, u) < 0 ||
+	    pi.start_ip >= pi.end_ip || ip < pi.start_ip || ip >= pi.end_ip) {
+		errno = ENOENT;
+		return -1;
+	}
+	*start = pi.start_ip;
+	*end = pi.end_ip;
+	return 0;
 }
 
 void

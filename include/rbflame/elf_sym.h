@@ -46,6 +46,14 @@ struct elf_file *elf_file_open_image(const void *image, size_t size);
 const char *elf_file_symbol(const struct elf_file *ef, uint64_t vaddr,
 			    uint64_t *offset);
 
+/**
+ * The bounds [*start, *end) of the sized function symbol that
+ * elf_file_symbol() finds for vaddr (link-time addresses). 0, or -1 with
+ * errno ENOENT when there is none or its size is not known.
+ */
+int elf_file_function_bounds(const struct elf_file *ef, uint64_t vaddr,
+			     uint64_t *start, uint64_t *end);
+
 /** Number of function symbols loaded (after dropping aliases). */
 size_t elf_file_symbol_count(const struct elf_file *ef);
 

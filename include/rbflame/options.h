@@ -62,6 +62,9 @@ struct options {
 	bool function;		/* --function: Ruby frames by method */
 	bool cpu;		/* --mode cpu: only threads on a CPU */
 	const char *force_version; /* --force-version X.Y */
+	/* --native: native frames woven into Ruby stacks */
+	bool native;		/* --native (or --native-all) */
+	bool native_all;	/* --native-all: the VM's frames too */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

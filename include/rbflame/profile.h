@@ -99,6 +99,8 @@ struct profile_stats {
 	uint64_t late_ticks;	/* rounds that started a period late or more */
 	uint64_t failed;	/* samples dropped: unreadable memory, vanished thread */
 	uint64_t blocked_reused;/* stacks of blocked threads taken without stopping them */
+	uint64_t woven;		/* --native: stacks woven */
+	uint64_t weave_errors;	/* --native: stacks kept unwoven under a marker */
 	uint64_t stop_ns_total;	/* time threads spent stopped by us */
 	uint64_t stop_count;
 	uint32_t *stop_ns;	/* each stop's length, for percentiles */

@@ -85,6 +85,10 @@ struct ruby_frame {
 	int first_line;		/* the method's first line (the caller's for
 				 * C frames) */
 	bool cfunc;
+	uint64_t cfunc_addr;	/* C frames: the entry of the C function the
+				 * method runs (its definition's
+				 * body.cfunc.func, through aliases), 0 when
+				 * not known */
 };
 
 /* Why a thread is where it is, as far as the VM can tell. */

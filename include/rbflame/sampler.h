@@ -24,6 +24,7 @@ struct unwinder;
 struct ip_cache;
 struct ruby_reader;
 struct ruby_stack;
+struct sampler_native;
 
 #define TEXT_SLOTS 8192
 
@@ -63,6 +64,11 @@ struct sampler {
 	struct ruby_reader *ruby;
 	struct ruby_stack *stacks;
 	int stacks_cap;
+	/* --native: native frames woven into Ruby stacks (set by the
+	 * caller after sampler_init()) */
+	bool native;		/* weave */
+	bool native_all;	/* keep the VM's frames */
+	struct sampler_native *nat; /* its state, NULL until first used */
 	int fatal;		/* errno of an error that ends the run, 0 if none */
 	char fatal_msg[768];	/* its one-line message */
 };

@@ -79,6 +79,9 @@ struct symtab_frame {
 	char build_id[41];	/* hex, "" when the file has none */
 	uint64_t addr;		/* the symbol's link-time address; without a
 				 * symbol the link-time ip (ip in no file) */
+	uint64_t func_start;	/* runtime bounds [func_start, func_end) of a
+				 * sized symbol; both 0 when not known */
+	uint64_t func_end;
 };
 
 /**

@@ -38,7 +38,6 @@ struct unwinder *unwind_create(pid_t pid, struct mem *mem, struct symtab *st);
 int unwind_stack(struct unwinder *u, pid_t tid,
 		 const struct user_regs_struct *regs, uint64_t *ips, int max);
 
-/** Frees u (NULL is fine). */
 /**
  * Unwinds a thread that is not stopped but blocked in a syscall, from
  * the sp and pc the kernel reports (/proc/PID/task/TID/syscall). Without
@@ -49,6 +48,17 @@ int unwind_stack(struct unwinder *u, pid_t tid,
 int unwind_stack_blocked(struct unwinder *u, pid_t tid, uint64_t sp,
 			 uint64_t pc, uint64_t *ips, int max);
 
+/**
+ * The runtime bounds [*start, *end) of the function holding ip, from the
+ * range of its FDE in the module's .eh_frame (what a stripped library
+ * still has). Reads only the local copies of the tables once the module
+ * was seen: call it after the thread runs again. 0, or -1 with errno
+ * ENOENT when no FDE covers ip.
+ */
+int unwind_function_bounds(struct unwinder *u, uint64_t ip, uint64_t *start,
+			   uint64_t *end);
+
+/** Frees u (NULL is fine). */
 void unwind_destroy(struct unwinder *u);
 
 #endif

@@ -429,6 +429,7 @@ iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
 	if (f->line < 0)
 		f->line = f->first_line;
 	f->cfunc = false;
+	f->cfunc_addr = 0;
 
 	/* Qualify the method part of the label with its owner: "m" of a
 	 * method iseq, the "m" of "block (2 levels) in m" when the block's
@@ -459,6 +460,31 @@ iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
 	return 0;
 }
 
+/* The entry of the C function a method definition runs: body.cfunc.func,
+ * through aliases; 0 when it is no C function or unreadable. */
+static uint64_t
+cfunc_addr(struct ruby_reader *r, uint64_t def)
+{
+	const struct ruby_layout *L = r->L;
+
+	for (int i = 0; i < 4 && def && !r->bad; i++) {
+		uint64_t type = bits(r, def, L->def_type_bit, L->def_type_width);
+
+		if (r->bad)
+			return 0;
+		if (type == L->method_type_cfunc) {
+			uint64_t fn = rd64(r, def + L->def_cfunc_func);
+
+			return r->bad ? 0 : fn;
+		}
+		if (type != L->method_type_alias)
+			return 0;
+		def = rd64(r, def + L->def_alias_original_me);
+		def = def ? rd64(r, def + L->me_def) : 0;
+	}
+	return 0;
+}
+
 /* Fills f for a C function frame (path and line come from the caller). */
 static int
 cfunc_frame(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
@@ -483,6 +509,8 @@ cfunc_frame(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	if (!name)
 		name = "(unknown C function)";
 	qualified_name(r, owner, name, label, sizeof(label));
+	r->bad = false;
+	f->cfunc_addr = cfunc_addr(r, def);
 	r->bad = false;
 	f->label = keep(r, label);
 	f->path = NULL;
@@ -731,6 +759,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		f->path = NULL;
 		f->line = f->first_line = 0;
 		f->cfunc = false;
+		f->cfunc_addr = 0;
 	}
 	return 0;
 }

@@ -177,7 +177,8 @@ use_ruby() {
 	rm -rf "$ROOT$TDIR"
 	mkdir -p "$ROOT$TDIR"
 	cp "$top_srcdir"/tests/ruby/fixtures/*.rb \
-		"$top_srcdir"/tests/matrix/fixtures/*.rb "$ROOT$TDIR/"
+		"$top_srcdir"/tests/matrix/fixtures/*.rb \
+		"$top_srcdir"/tests/native/fixtures/*.rb "$ROOT$TDIR/"
 	if [ -z "$ROOT" ]; then
 		# Ruby reports the files it runs by their real path.
 		TDIR=$(cd "$TDIR" && pwd -P)
@@ -380,6 +381,40 @@ assert_stacks() {
 	}
 	# shellcheck disable=SC2034 # read by run.sh
 	SHARE=$out
+}
+
+# assert_share_re FOLDED REGEX MINPCT WHAT: the stacks matching the Perl
+# REGEX hold at least MINPCT percent of the samples. Sets SHARE.
+assert_share_re() {
+	local out
+	out=$(RE=$2 MIN=$3 perl -e '
+		my ($total, $sum) = (0, 0);
+		my $re = qr/$ENV{RE}/;
+		open(my $fh, "<", $ARGV[0]) or die "open $ARGV[0]: $!\n";
+		while (<$fh>) {
+			chomp;
+			/^(.*) (\d+)$/ or next;
+			my ($s, $c) = ($1, $2);
+			$total += $c;
+			$sum += $c if $s =~ $re;
+		}
+		if (!$total) { print "no samples\n"; exit 1 }
+		printf "%d/%d = %.1f%%\n", $sum, $total, 100 * $sum / $total;
+		exit(100 * $sum / $total < $ENV{MIN});
+	' "$1") || {
+		printf '%s\n' "$out" >&2
+		echo "expected (regex): $2" >&2
+		echo "heaviest stacks:" >&2
+		top_stacks "$1" 8 >&2
+		fail "$4: ${out%%$'\n'*} match, need >= $3%"
+	}
+	# shellcheck disable=SC2034 # read by run.sh
+	SHARE=$out
+}
+
+# qm TEXT: TEXT quoted for a Perl regex.
+qm() {
+	perl -e 'print quotemeta($ARGV[0])' "$1"
 }
 
 # ---- rbflame dump ---------------------------------------------------------------

@@ -39,6 +39,14 @@
 #                   forced (RBFLAME_NO_VM_EXPORT=1) on every version, and
 #                   the stacks of a dump made so.
 #
+#   native-ext      --native on the test extension (tests/native/ext),
+#                   built for that Ruby with its headers (the chroot's
+#                   rubyX.Y-dev .deb, fetched once and cached): >= 90% of
+#                   the samples in 'Ruby method -> C method -> its C
+#                   functions' under native root frames.
+#   native-zlib     --native on Zlib::Deflate.deflate: >= 75% of the
+#                   samples with libz frames under the Ruby frames.
+#
 # and on the reader's fixtures (tests/ruby/fixtures), the expected stacks of
 # tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
 # included, one check each.
@@ -415,6 +423,91 @@ check_matrix_debuglink() {
 	stop_matrix
 }
 
+# ---- --native: native frames woven into the Ruby stacks ---------------------
+
+# ext_headers: the directory under which this Ruby's headers are (RbConfig's
+# rubyhdrdir): its chroot when it has rubyX.Y-dev, else rubyX.Y-dev of the
+# interpreter's exact version unpacked under $T (its .deb fetched by the
+# chroot's apt-get download once, kept in $RBFLAME_CACHE/debs); "" for the
+# host. Prints it.
+ext_headers() {
+	local hdr v pkg ver cache deb
+	hdr=$(in_ruby -e 'print RbConfig::CONFIG["rubyhdrdir"]') ||
+		fail "cannot ask $RUBYBIN for its headers"
+	if [ -f "$ROOT$hdr/ruby.h" ]; then
+		printf '%s\n' "$ROOT"
+		return 0
+	fi
+	[ -n "$ROOT" ] || fail "no $hdr/ruby.h on the host: install ruby-dev (scripts/deps)"
+	v=$(in_ruby -e 'print RUBY_VERSION[/\A\d+\.\d+/]')
+	pkg=ruby$v-dev
+	ver=$(chroot "$ROOT" dpkg-query -W -f '${Version}' "libruby$v") ||
+		fail "no libruby$v package in $ROOT"
+	cache=${RBFLAME_CACHE:-/var/cache/rbflame}/debs
+	deb=$cache/${pkg}_${ver//:/%3a}_amd64.deb
+	if [ ! -f "$deb" ]; then
+		mkdir -p "$cache"
+		rm -f "$ROOT"/tmp/"$pkg"_*.deb
+		chroot "$ROOT" sh -c \
+			"cd /tmp && apt-get -o Acquire::Check-Valid-Until=false download $pkg=$ver" \
+			>"$CT/apt-download.log" 2>&1 ||
+			fail "cannot fetch $pkg $ver (see apt-download.log)"
+		mv "$ROOT"/tmp/"$pkg"_*.deb "$deb" ||
+			fail "apt-get download left no $pkg .deb"
+	fi
+	rm -rf "$T/hdr-$v"
+	dpkg-deb -x "$deb" "$T/hdr-$v" || fail "cannot unpack $deb"
+	printf '%s\n' "$T/hdr-$v"
+}
+
+# native-ext: the test extension (tests/native/ext) built for this Ruby
+# with its own headers, by the host's compiler; 'rbflame --native -p PID
+# -s 2 -r 200' on native.rb crunch: >= 90% of the samples in
+# '...;<main>;Object#work;RbflameTestExt.crunch;rbft_crunch;
+# rbft_crunch_inner;rbft_crunch_leaf' under native root frames only.
+check_native_ext() {
+	local hroot s x='(rbflame_test_ext.so)'
+	hroot=$(ext_headers)
+	sh "$top_srcdir/tests/native/build-ext.sh" "${RUBYCMD[*]}" \
+		"$ROOT$TDIR/ext" "$hroot" >"$CT/build-ext.log" 2>&1 ||
+		fail "cannot build the test extension (see build-ext.log)"
+	export RBFT_EXT=$TDIR/ext
+	FX=native.rb
+	start_fixture ext native.rb crunch
+	run_rbflame ext 30 --native -p "$TPID" -s 2 -r 200 -o "$CT/ext.folded"
+	expect_rc 0 "rbflame --native -p PID -s 2 -r 200"
+	assert_collapsed "$CT/ext.folded" "--native ext"
+	s=$(expand "<main> {main-ext};Object#work {work};RbflameTestExt.crunch {work};rbft_crunch $x;rbft_crunch_inner $x;rbft_crunch_leaf $x")
+	assert_share_re "$CT/ext.folded" "^(?:[^;:]+;)*$(qm "$s")\$" 90 \
+		"--native ext"
+	say "  native ext: $SHARE ...;Object#work;RbflameTestExt.crunch;rbft_crunch;rbft_crunch_inner;rbft_crunch_leaf (headers: ${hroot:-host})"
+	perl -ne '/ (\d+)$/ and $1 > $n and ($n, $l) = ($1, $_);
+		END { print $l }' "$CT/ext.folded" >"$CT/../native-line"
+	wait_untraced "$TPID" 2
+	alive "$TPID" || fail "the fixture died"
+	kill_fixture "$TPID"
+}
+
+# native-zlib: 'rbflame --native -p PID -s 2 -r 200' on native.rb zlib:
+# >= 75% of the samples in '...;<main>;Object#squeeze;
+# Zlib::Deflate.deflate;(zlib.so frames);deflate (libz.so...);...'.
+check_native_zlib() {
+	local s
+	FX=native.rb
+	start_fixture zlib native.rb zlib
+	run_rbflame zlib 30 --native -p "$TPID" -s 2 -r 200 -o "$CT/zlib.folded"
+	expect_rc 0 "rbflame --native -p PID -s 2 -r 200 (zlib)"
+	assert_collapsed "$CT/zlib.folded" "--native zlib"
+	s=$(expand "<main> {main-zlib};Object#squeeze {squeeze};Zlib::Deflate.deflate {squeeze}")
+	assert_share_re "$CT/zlib.folded" \
+		"^(?:[^;:]+;)*$(qm "$s")(?:;[^;:]+\\(zlib\\.so\\))+;deflate \\(libz\\.so[^;:]*\\)(?:;[^;:]+)*\$" \
+		75 "--native zlib"
+	say "  native zlib: $SHARE ...;Zlib::Deflate.deflate;(zlib.so);deflate (libz.so);..."
+	wait_untraced "$TPID" 2
+	alive "$TPID" || fail "the fixture died"
+	kill_fixture "$TPID"
+}
+
 # check_label MODE [--function] SPEC...: fixture $FX in MODE ('-' for
 # none), 'rbflame -p PID -s 2 -r 200': the stacks SPEC... hold >= 95% of
 # the samples, each some. The target is left running and untraced.
@@ -566,6 +659,10 @@ test_version() {
 		run_check "$tag" matrix-layout check_matrix_layout
 		run_check "$tag" matrix-debuglink check_matrix_debuglink
 	fi
+	if [ "$tag" != selfbuilt ]; then
+		run_check "$tag" native-ext check_native_ext
+		run_check "$tag" native-zlib check_native_zlib
+	fi
 	for e in "${LABELS[@]}"; do
 		IFS='|' read -r -a spec <<<"$e"
 		read -r fx mode _ <<<"${spec[0]}"
@@ -575,6 +672,13 @@ test_version() {
 			"${args[@]}" "${spec[@]:1}"
 	done
 	RESULTS+=("$tag: $((NPASS - pass0))/$((NPASS - pass0 + NFAIL - fail0)) checks passed in $(elapsed "$t0") s, $RDESC [$where]")
+	if [ "$tag" = selfbuilt ]; then
+		:
+	elif [ -s "$T/$tag/native-line" ]; then
+		NATIVE_LINES+=("$tag: $(cat "$T/$tag/native-line")")
+	else
+		NATIVE_LINES+=("$tag: (none: native-ext failed before profiling)")
+	fi
 	if [ -s "$T/$tag/profile-line" ]; then
 		PROFILES+=("$tag: $(cat "$T/$tag/profile-line")")
 	else
@@ -582,7 +686,7 @@ test_version() {
 	fi
 }
 
-declare -a RESULTS=() PROFILES=()
+declare -a RESULTS=() PROFILES=() NATIVE_LINES=()
 
 # The host's Ruby first, while the chroots build.
 for v in $VERSIONS; do
@@ -654,6 +758,10 @@ for r in "${RESULTS[@]}"; do
 done
 say "profile lines (thread mx-nested, -s 2 -r 200 --threads):"
 for r in "${PROFILES[@]}"; do
+	say "  $r"
+done
+say "woven lines (--native, native.rb crunch):"
+for r in "${NATIVE_LINES[@]}"; do
 	say "  $r"
 done
 if [ "$NFAIL" != 0 ]; then

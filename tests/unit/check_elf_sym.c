@@ -455,6 +455,30 @@ START_TEST(test_sizes_and_aliases)
 }
 END_TEST
 
+/* The bounds the weave anchors by: sized symbols only. */
+START_TEST(test_function_bounds)
+{
+	struct elf_file *ef = open_rules();
+	uint64_t a = 1, b = 1;
+
+	ck_assert_int_eq(elf_file_function_bounds(ef, 0x40100f, &a, &b), 0);
+	ck_assert_uint_eq(a, 0x401000);
+	ck_assert_uint_eq(b, 0x401010);
+	/* Inside inner, which sized_b encloses: inner's own. */
+	ck_assert_int_eq(elf_file_function_bounds(ef, 0x40102a, &a, &b), 0);
+	ck_assert_uint_eq(a, 0x401028);
+	ck_assert_uint_eq(b, 0x40102c);
+	ck_assert_int_eq(elf_file_function_bounds(ef, 0x40102c, &a, &b), 0);
+	ck_assert_uint_eq(a, 0x401020);
+	ck_assert_uint_eq(b, 0x401040);
+	/* Unsized, or no symbol: not known. */
+	ck_assert_int_eq(elf_file_function_bounds(ef, 0x401080, &a, &b), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(elf_file_function_bounds(ef, 0x401010, &a, &b), -1);
+	elf_file_close(ef);
+}
+END_TEST
+
 START_TEST(test_unsized)
 {
 	struct elf_file *ef = open_rules();
@@ -1069,6 +1093,7 @@ elf_suite(void)
 	tc = tcase_create("rules");
 	tcase_add_checked_fixture(tc, make_tmpdir, remove_tmpdir);
 	tcase_add_test(tc, test_sizes_and_aliases);
+	tcase_add_test(tc, test_function_bounds);
 	tcase_add_test(tc, test_unsized);
 	tcase_add_test(tc, test_segments);
 	suite_add_tcase(s, tc);

@@ -113,6 +113,19 @@ START_TEST(test_errors)
 }
 END_TEST
 
+START_TEST(test_native)
+{
+	ck_assert_int_eq(PARSE("-p", "1"), OPTIONS_OK);
+	ck_assert(!o.native && !o.native_all);
+	ck_assert_int_eq(PARSE("-p", "1", "--native"), OPTIONS_OK);
+	ck_assert(o.native && !o.native_all);
+	/* --native-all implies --native. */
+	ck_assert_int_eq(PARSE("-p", "1", "--native-all"), OPTIONS_OK);
+	ck_assert(o.native && o.native_all);
+	ck_assert(strstr(options_help, "--native-all") != NULL);
+}
+END_TEST
+
 START_TEST(test_help_version)
 {
 	ck_assert_int_eq(PARSE("-h"), OPTIONS_HELP);
@@ -213,6 +226,7 @@ main(void)
 	tcase_add_test(tc, test_all_options);
 	tcase_add_test(tc, test_launch);
 	tcase_add_test(tc, test_errors);
+	tcase_add_test(tc, test_native);
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_outputs);
 	tcase_add_test(tc, test_report);

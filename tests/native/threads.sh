@@ -1,0 +1,50 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# --native on six Ruby threads (tests/ruby/fixtures/threads.rb: five
+# workers spinning in Ruby and sharing the GVL, the main thread asleep):
+# every thread but the holder is stopped on its own (or, asleep in a
+# non-restartable call, not at all) while the holder is stopped, and its
+# stacks woven. 'rbflame --native --threads -p PID -s 2 -r 100': per
+# thread, >= 90% of its samples are
+#
+#   thread TID "w-NAME";NATIVE...;block in Object#hire;Crew#NAME;NATIVE...
+#   thread TID "main";NATIVE...;<main>;Kernel#sleep;NATIVE...;(blocked)
+#
+# (native root frames from clone3 or _start, the Ruby frames in order,
+# then the libc frames of the GVL wait or of the sleep), and no stack is
+# [unwoven]. The target keeps running and is left untraced.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/../ruby/lib-ruby.sh"
+. "$(dirname "$0")/lib-native.sh"
+require_root
+require_ruby_c_iterators
+
+FIXTURES=$(cd "$top_srcdir/tests/ruby/fixtures" && pwd -P)
+FX=threads.rb
+start_fixture threads "$FX"
+run_rbflame threads 30 --native --threads -p "$TPID" -s 2 -r 100 \
+	-o "$T/threads.folded"
+expect_rc 0 "rbflame --native --threads -p PID -s 2 -r 100"
+assert_collapsed "$T/threads.folded" "threads"
+n=$(grep -c '\[unwoven\]' "$T/threads.folded" || true)
+[ "$n" = 0 ] || {
+	grep '\[unwoven\]' "$T/threads.folded" | head -n 3 >&2
+	fail "threads: $n stacks [unwoven]"
+}
+N='(?:;[^;:]+)*'
+while read -r _ name tid; do
+	if [ "$name" = main ]; then
+		s=$(expand_stack "<main> {main-sleep};Kernel#sleep {main-sleep}")
+	else
+		s=$(expand_stack "block in Object#hire {hire-${name#w-}};Crew#${name#w-} {${name#w-}}")
+	fi
+	assert_share "$T/threads.folded" \
+		"^thread $tid \"$name\"$N;$(qm "$s")$N\$" 90 "thread $name" \
+		"^thread $tid \""
+done < <(grep '^thread ' "$T/threads.log")
+wait_untraced "$TPID" 2
+assert_running "$TPID" 1 0
+kill_tracee "$TPID"
