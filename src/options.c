@@ -42,10 +42,17 @@ const char options_help[] =
 "\n"
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout)\n"
-"  -f, --format FMT       profile format: collapsed (default)\n"
+"  -f, --format FMT       profile format: collapsed (default), svg\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"
+"\n"
+"Views:\n"
+"      --title TEXT       the svg's title (default \"Flame Graph\")\n"
+"      --icicle           svg: roots at the top, growing down\n"
+"      --limit N          text reports: the N heaviest rows only\n"
+"\n"
+"Reading Ruby:\n"
 "      --force-version X.Y  read Ruby with the layout of release X.Y\n"
 "                         (for a release whose structs match it)\n"
 "\n"
@@ -69,6 +76,10 @@ enum {
 	OPT_MODE,
 	OPT_FORCE_VERSION,
 	OPT_DEBUG,
+	/* views */
+	OPT_TITLE,
+	OPT_ICICLE,
+	OPT_LIMIT,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +92,10 @@ static const struct option long_options[] = {
 	{ "function", no_argument, NULL, OPT_FUNCTION },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "force-version", required_argument, NULL, OPT_FORCE_VERSION },
+	/* views */
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "icicle", no_argument, NULL, OPT_ICICLE },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -204,6 +219,27 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 					    "unknown mode '%s': choose wall or cpu",
 					    optarg);
 			break;
+		/* views */
+		case OPT_TITLE:
+			o->title = optarg;
+			break;
+		case OPT_ICICLE:
+			o->icicle = true;
+			break;
+		case OPT_LIMIT: {
+			char *end;
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 ||
+			    v > 1000000)
+				return fail(err, errlen,
+					    "invalid limit '%s': expected a number of rows from 1 to 1000000",
+					    optarg);
+			o->limit = (unsigned)v;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;

@@ -3,12 +3,14 @@
 /* The table of output formats. */
 #include "config.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "rbflame/output.h"
 
 static const struct output_ops *const outputs[] = {
 	&output_collapsed,
+	&output_svg,
 };
 
 const struct output_ops *
@@ -23,5 +25,25 @@ output_find(const char *name)
 const char *
 output_names(void)
 {
-	return "collapsed";
+	static char names[256];
+
+	/* Built from the table, so a new writer is listed without an edit. */
+	if (!names[0])
+		for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]);
+		     i++)
+			snprintf(names + strlen(names),
+				 sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", outputs[i]->name);
+	return names;
+}
+
+int
+output_write(const struct output_ops *w, const struct profile *p,
+	     const struct output_opts *o, FILE *f)
+{
+	static const struct output_opts none;
+
+	if (w->write_opts)
+		return w->write_opts(p, o ? o : &none, f);
+	return w->write(p, f);
 }

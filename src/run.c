@@ -220,8 +220,11 @@ static int
 write_profile(const struct options *o, struct profile *prof, FILE *out)
 {
 	const struct output_ops *w = output_find(o->format);
+	struct output_opts oo = {
+		.title = o->title, .icicle = o->icicle, .limit = o->limit,
+	};
 
-	if (w->write(prof, out) < 0 || fflush(out) != 0) {
+	if (output_write(w, prof, &oo, out) < 0 || fflush(out) != 0) {
 		perror_msg("cannot write the profile to %s",
 			   o->output ? o->output : "standard output");
 		return -1;

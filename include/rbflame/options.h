@@ -25,6 +25,10 @@ struct options {
 	bool function;		/* --function: Ruby frames by method */
 	bool cpu;		/* --mode cpu: only threads on a CPU */
 	const char *force_version; /* --force-version X.Y */
+	/* Views: how the svg and report formats draw the profile. */
+	const char *title;	/* --title */
+	bool icicle;		/* --icicle */
+	unsigned limit;		/* --limit N; 0 = every row */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };
