@@ -206,7 +206,8 @@ wide_enough(const struct ctx *c, uint64_t n)
 	return (double)n * PLOT_WIDTH / (double)c->total >= MIN_WIDTH;
 }
 
-/* The tooltip: text, samples and share, self, file:line, the change. */
+/* The tooltip: text, samples and share, self, file:line, the change;
+ * lines split by &#10;, so each frame stays on one line of the file. */
 static void
 put_title(const struct ctx *c, const struct flametree_node *n)
 {
@@ -215,22 +216,23 @@ put_title(const struct ctx *c, const struct flametree_node *n)
 
 	fputs("<title>", c->f);
 	put_xml(c->f, flametree_str(t, n->text));
-	fprintf(c->f, "\n%llu sample%s (%.2f%%), self %llu (%.2f%%)",
+	fprintf(c->f, "&#10;%llu sample%s (%.2f%%), self %llu (%.2f%%)",
 		(unsigned long long)tot, tot == 1 ? "" : "s",
 		share(tot, c->total), (unsigned long long)self,
 		share(self, c->total));
-	if (n->file != PROFILE_NO_STR && n->depth > 0) {
-		fputs("\n", c->f);
+	/* Ruby frames' text carries file:line already. */
+	if (n->file != PROFILE_NO_STR && n->depth > 0 && n->label == n->text) {
+		fputs("&#10;", c->f);
 		put_xml(c->f, flametree_str(t, n->file));
 		if (n->line > 0)
 			fprintf(c->f, ":%d", n->line);
 	}
 	if (n->depth > 0 && n->cls != FLAMETREE_OTHER)
-		fprintf(c->f, "\n[%s]", flametree_class_name(n->cls));
+		fprintf(c->f, "&#10;[%s]", flametree_class_name(n->cls));
 	if (c->sp->diff && n->depth > 0) {
 		const struct flametree_node *r = &t->nodes[FLAMETREE_ROOT];
 
-		fprintf(c->f, "\nbase %.2f%% -> new %.2f%% (%+.2f points)",
+		fprintf(c->f, "&#10;base %.2f%% -> new %.2f%% (%+.2f points)",
 			share(n->total[FLAMETREE_BASE],
 			      r->total[FLAMETREE_BASE]),
 			share(tot, c->total), delta_of(c, n));
@@ -341,7 +343,7 @@ static const char script[] =
 	"(function () {\n"
 	"\"use strict\";\n"
 	"var svg = document.documentElement, G = [], R = [], X = [], L = [],\n"
-	"    F = [], FILL = [], S = [], N = [], D = [], re = null;\n"
+	"    F = [], TT = [], FILL = [], S = [], N = [], D = [], re = null;\n"
 	"var details, matched, unzoom, searchBtn;\n"
 	"function fit(i, w) {\n"
 	"  var n = Math.floor((w - 6) / CW), l = L[i];\n"
@@ -420,7 +422,8 @@ static const char script[] =
 	"    R.push(g.getElementsByTagName(\"rect\")[0]);\n"
 	"    X.push(t);\n"
 	"    L.push(g.getAttribute(\"data-l\") || t.textContent);\n"
-	"    F.push(g.getElementsByTagName(\"title\")[0].textContent);\n"
+	"    TT.push(g.getElementsByTagName(\"title\")[0].textContent);\n"
+	"    F.push(TT[i].split(\"\\n\")[0]);\n"
 	"    FILL.push(R[i].getAttribute(\"fill\"));\n"
 	"    S.push(+g.getAttribute(\"data-s\"));\n"
 	"    N.push(+g.getAttribute(\"data-n\"));\n"
@@ -433,7 +436,7 @@ static const char script[] =
 	"  });\n"
 	"  svg.addEventListener(\"mouseover\", function (e) {\n"
 	"    var g = frameOf(e);\n"
-	"    details.textContent = g ? F[g.rbIndex].replace(/\\n/g, \"; \") :\n"
+	"    details.textContent = g ? TT[g.rbIndex].replace(/\\n/g, \"; \") :\n"
 	"      \" \";\n"
 	"  });\n"
 	"  unzoom.addEventListener(\"click\", function () { zoom(0); });\n"

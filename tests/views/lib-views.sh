@@ -1,0 +1,59 @@
+# shellcheck shell=bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# Helpers for the views tests (tests/views/*.sh), sourced after
+# ../e2e/lib.sh: the fixture's interpreter and path, and a headless
+# Chromium to render an SVG (screenshot) and read its DOM after its
+# script ran. The tools come from scripts/deps (chromium, libxml2-utils,
+# graphviz); by hand without them the tests skip, in CI they fail.
+
+: "${top_srcdir:?source ../e2e/lib.sh first}"
+RUBY=${RUBY:-ruby}
+VFIX=$(cd "$top_srcdir/tests/views/fixtures" && pwd -P)
+
+# require_ruby: the interpreter, or skip (fail in CI).
+require_ruby() {
+	command -v "$RUBY" >/dev/null 2>&1 ||
+		skip_or_fail "Ruby interpreter not found: $RUBY (scripts/deps installs it)"
+}
+
+# require_chromium: sets CHROMIUM, or skips (fails in CI).
+require_chromium() {
+	local c
+	for c in chromium chromium-browser; do
+		if command -v "$c" >/dev/null 2>&1; then
+			CHROMIUM=$c
+			return 0
+		fi
+	done
+	skip_or_fail "command not found: chromium (scripts/deps installs it)"
+}
+
+# chromium_run TAG ARGS...: headless Chromium with a profile directory of
+# its own (tests run in parallel), 90 s at most; stdout in $T/TAG.out.
+chromium_run() {
+	local tag=$1
+	shift
+	timeout -k 5 90 "$CHROMIUM" --headless --no-sandbox --disable-gpu \
+		--no-first-run --disable-extensions --hide-scrollbars \
+		--user-data-dir="$T/chromium-$tag" "$@" \
+		>"$T/$tag.out" 2>"$T/$tag.chromium.err" </dev/null ||
+		fail "chromium failed ($tag): $(tail -n 3 "$T/$tag.chromium.err")"
+}
+
+# screenshot SVG PNG: renders SVG at 1200x800 into PNG.
+screenshot() {
+	chromium_run "shot-${2##*/}" --screenshot="$2" --window-size=1200,800 \
+		"file://$1"
+	[ -s "$2" ] || fail "no screenshot $2"
+	file "$2" | grep -q 'PNG image data, 1200 x 800' ||
+		fail "$2 is not a 1200x800 PNG: $(file "$2")"
+}
+
+# dump_dom URL OUT: the document after its scripts ran, in OUT.
+dump_dom() {
+	chromium_run "dom-${2##*/}" --dump-dom "$1"
+	mv "$T/dom-${2##*/}.out" "$2"
+	[ -s "$2" ] || fail "empty DOM dump of $1"
+}
