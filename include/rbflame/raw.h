@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * The raw recording's constants, shared by its writer (src/out/raw.c) and
+ * its reader (src/load.c). doc/raw-format.md is the specification.
+ */
+#ifndef RBFLAME_RAW_H
+#define RBFLAME_RAW_H
+
+#define RAW_MAGIC "\x89RBFLAME\r\n\x1a\n"
+#define RAW_MAGIC_LEN 12
+#define RAW_VERSION 1
+#define RAW_HEADER_LEN (RAW_MAGIC_LEN + 2)	/* magic, version, compression */
+
+enum raw_compression {
+	RAW_COMPRESS_NONE = 0,
+	RAW_COMPRESS_GZIP = 1,
+};
+
+enum raw_record {
+	RAW_END = 0,
+	RAW_META = 1,
+	RAW_STATS = 2,
+	RAW_STRING = 3,
+	RAW_FRAME = 4,
+	RAW_STACK = 5,
+	RAW_THREAD = 6,
+	RAW_SAMPLE = 7,
+};
+
+#endif

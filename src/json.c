@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * The JSON emitter: commas and nesting, numbers, and strings made valid
+ * UTF-8. Frame names come from the target's memory and may hold any byte,
+ * so every string goes through json_escape(); the result always parses.
+ */
+#include "config.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+#include "rbflame/json.h"
+
+void
+json_init(struct json *j, FILE *f)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->first[0] = true;
+}
+
+/* Before any value: the comma that separates it from the previous one. */
+static void
+value_sep(struct json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	j->first[j->depth] = false;
+}
+
+static void
+nest_open(struct json *j, int c)
+{
+	value_sep(j);
+	fputc(c, j->f);
+	if (j->depth + 1 < JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void
+nest_close(struct json *j, int c)
+{
+	fputc(c, j->f);
+	if (j->depth > 0)
+		j->depth--;
+}
+
+void
+json_object_begin(struct json *j)
+{
+	nest_open(j, '{');
+}
+
+void
+json_object_end(struct json *j)
+{
+	nest_close(j, '}');
+}
+
+void
+json_array_begin(struct json *j)
+{
+	nest_open(j, '[');
+}
+
+void
+json_array_end(struct json *j)
+{
+	nest_close(j, ']');
+}
+
+/* Length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid:
+ * overlong forms, surrogates and code points past U+10FFFF are invalid. */
+static size_t
+utf8_len(const unsigned char *p, size_t n)
+{
+	size_t len;
+	uint32_t cp;
+
+	if (p[0] < 0x80)
+		return 1;
+	if ((p[0] & 0xe0) == 0xc0) {
+		len = 2;
+		cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3;
+		cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4;
+		cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
+	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void
+json_escape(FILE *f, const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	while (i < len) {
+		size_t l = utf8_len(p + i, len - i);
+		unsigned char c = p[i];
+
+		if (l == 0) {
+			fputs("\xef\xbf\xbd", f);	/* U+FFFD */
+			i++;
+			continue;
+		}
+		if (l > 1) {
+			fwrite(p + i, 1, l, f);
+			i += l;
+			continue;
+		}
+		i++;
+		switch (c) {
+		case '"':
+			fputs("\\\"", f);
+			break;
+		case '\\':
+			fputs("\\\\", f);
+			break;
+		case '\n':
+			fputs("\\n", f);
+			break;
+		case '\r':
+			fputs("\\r", f);
+			break;
+		case '\t':
+			fputs("\\t", f);
+			break;
+		default:
+			if (c < 0x20 || c == 0x7f)
+				fprintf(f, "\\u%04x", c);
+			else
+				fputc(c, f);
+		}
+	}
+}
+
+void
+json_key(struct json *j, const char *key)
+{
+	value_sep(j);
+	fputc('"', j->f);
+	json_escape(j->f, key, strlen(key));
+	fputs("\":", j->f);
+	j->after_key = true;
+}
+
+void
+json_string_len(struct json *j, const char *s, size_t len)
+{
+	value_sep(j);
+	fputc('"', j->f);
+	json_escape(j->f, s, len);
+	fputc('"', j->f);
+}
+
+void
+json_string(struct json *j, const char *s)
+{
+	json_string_len(j, s, strlen(s));
+}
+
+void
+json_uint(struct json *j, uint64_t v)
+{
+	value_sep(j);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void
+json_int(struct json *j, int64_t v)
+{
+	value_sep(j);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void
+json_double(struct json *j, double v)
+{
+	value_sep(j);
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else if (v == (double)(int64_t)v && fabs(v) < 1e15)
+		fprintf(j->f, "%" PRId64, (int64_t)v);
+	else
+		fprintf(j->f, "%.9g", v);
+}
+
+void
+json_bool(struct json *j, bool v)
+{
+	value_sep(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void
+json_null(struct json *j)
+{
+	value_sep(j);
+	fputs("null", j->f);
+}
+
+void
+json_newline(struct json *j)
+{
+	fputc('\n', j->f);
+}

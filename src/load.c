@@ -1,0 +1,620 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * Loading profiles (see load.h): the sniffer, the collapsed-stack parser
+ * and the raw recording's reader. Inputs are untrusted: every length and
+ * index is checked against what the buffer holds before it is used, and
+ * each error names the line (collapsed) or the byte offset (raw).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#include "rbflame/load.h"
+#include "rbflame/raw.h"
+#include "rbflame/xmalloc.h"
+
+static int
+fail(char *err, size_t errcap, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+static int
+fail(char *err, size_t errcap, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (errcap) {
+		va_start(ap, fmt);
+		vsnprintf(err, errcap, fmt, ap);
+		va_end(ap);
+	}
+	return -1;
+}
+
+/* ---- collapsed stacks ------------------------------------------------ */
+
+static bool
+is_space(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+/* One line (no newline, no CR): "frame;frame;... COUNT". */
+static int
+collapsed_line(struct profile *p, const char *s, size_t len, size_t lineno,
+	       uint32_t *frames, char *name, char *err, size_t errcap)
+{
+	size_t end = len, c, depth = 0, start;
+	uint64_t count = 0;
+
+	while (end > 0 && is_space(s[end - 1]))
+		end--;
+	if (end == 0)
+		return 0;	/* blank line */
+	if (memchr(s, '\0', len))
+		return fail(err, errcap, "line %zu: a NUL byte (not a text file?)",
+			    lineno);
+	c = end;
+	while (c > 0 && !is_space(s[c - 1]))
+		c--;
+	if (c == end || c == 0)
+		return fail(err, errcap,
+			    "line %zu: expected 'frame;frame;... COUNT'",
+			    lineno);
+	for (size_t i = c; i < end; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return fail(err, errcap,
+				    "line %zu: count '%.*s' is not a whole number",
+				    lineno, (int)(end - c > 40 ? 40 : end - c),
+				    s + c);
+		if (count > (UINT64_MAX / 2 - 9) / 10)
+			return fail(err, errcap, "line %zu: count too large",
+				    lineno);
+		count = count * 10 + (uint64_t)(s[i] - '0');
+	}
+	end = c;
+	while (end > 0 && is_space(s[end - 1]))
+		end--;
+	if (end == 0)
+		return fail(err, errcap, "line %zu: no stack before the count",
+			    lineno);
+	start = 0;
+	for (size_t i = 0; i <= end; i++) {
+		if (i < end && s[i] != ';')
+			continue;
+		if (depth == PROFILE_MAX_DEPTH)
+			return fail(err, errcap,
+				    "line %zu: more than %d frames", lineno,
+				    PROFILE_MAX_DEPTH);
+		memcpy(name, s + start, i - start);
+		name[i - start] = '\0';
+		frames[depth++] = profile_frame(p, name);
+		start = i + 1;
+	}
+	if (profile_total(p) > UINT64_MAX / 2 - count)
+		return fail(err, errcap, "line %zu: total count too large",
+			    lineno);
+	profile_add_count(p, frames, depth, count);
+	return 0;
+}
+
+int
+load_collapsed(struct profile *p, const char *buf, size_t len, char *err,
+	       size_t errcap)
+{
+	uint32_t *frames = xmalloc(PROFILE_MAX_DEPTH * sizeof(*frames));
+	char *name = NULL;
+	size_t pos = 0, lineno = 0, maxline = 0;
+	int ret = LOAD_COLLAPSED;
+
+	/* One frame buffer as long as the longest line. */
+	for (size_t i = 0, st = 0; i <= len; i++) {
+		if (i == len || buf[i] == '\n') {
+			if (i - st > maxline)
+				maxline = i - st;
+			st = i + 1;
+		}
+	}
+	name = xmalloc(maxline + 1);
+	while (pos < len) {
+		const char *nl = memchr(buf + pos, '\n', len - pos);
+		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos;
+		size_t tl = l;
+
+		lineno++;
+		if (tl > 0 && buf[pos + tl - 1] == '\r')
+			tl--;	/* CRLF */
+		if (collapsed_line(p, buf + pos, tl, lineno, frames, name, err,
+				   errcap) < 0) {
+			ret = -1;
+			break;
+		}
+		pos += l + 1;
+	}
+	free(name);
+	free(frames);
+	return ret;
+}
+
+/* ---- raw recordings -------------------------------------------------- */
+
+/* A cursor over one record's payload. */
+struct rd {
+	const unsigned char *p;
+	size_t len, pos;
+	bool bad;
+};
+
+static uint64_t
+rd_varint(struct rd *r)
+{
+	uint64_t v = 0;
+
+	for (int shift = 0; shift < 64; shift += 7) {
+		unsigned char b;
+
+		if (r->pos >= r->len) {
+			r->bad = true;
+			return 0;
+		}
+		b = r->p[r->pos++];
+		v |= (uint64_t)(b & 0x7f) << shift;
+		if (!(b & 0x80))
+			return v;
+	}
+	r->bad = true;
+	return 0;
+}
+
+static int64_t
+rd_zigzag(struct rd *r)
+{
+	uint64_t v = rd_varint(r);
+
+	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+static uint8_t
+rd_u8(struct rd *r)
+{
+	if (r->pos >= r->len) {
+		r->bad = true;
+		return 0;
+	}
+	return r->p[r->pos++];
+}
+
+static double
+rd_double(struct rd *r)
+{
+	uint64_t bits = 0;
+	double d;
+
+	for (int i = 0; i < 8; i++)
+		bits |= (uint64_t)rd_u8(r) << (8 * i);
+	memcpy(&d, &bits, sizeof(d));
+	return d;
+}
+
+/* A length-prefixed string; NULL for the "absent" form (length 0 means
+ * absent where optional, see the spec), as a fresh copy. */
+static char *
+rd_optstr(struct rd *r)
+{
+	uint64_t n = rd_varint(r);
+	char *s;
+
+	if (r->bad || n == 0)
+		return NULL;
+	n--;
+	if (n > r->len - r->pos || memchr(r->p + r->pos, '\0', n)) {
+		r->bad = true;
+		return NULL;
+	}
+	s = xstrndup((const char *)r->p + r->pos, n);
+	r->pos += n;
+	return s;
+}
+
+/* An optional string id: 0 = none, else id + 1. */
+static bool
+rd_strid(struct rd *r, uint32_t nstr, uint32_t *out, bool optional)
+{
+	uint64_t v = rd_varint(r);
+
+	if (optional) {
+		if (v == 0) {
+			*out = PROFILE_NO_STR;
+			return !r->bad;
+		}
+		v--;
+	}
+	if (r->bad || v >= nstr)
+		return false;
+	*out = v;
+	return true;
+}
+
+/* Inflates a gzip member into a fresh buffer, at most LOAD_MAX_BYTES. */
+static unsigned char *
+gunzip(const unsigned char *in, size_t len, size_t *outlen, char *err,
+       size_t errcap)
+{
+	z_stream z;
+	size_t cap = len * 4 + 4096, n = 0;
+	unsigned char *out;
+	int zr;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit2(&z, 15 + 16) != Z_OK) {
+		fail(err, errcap, "cannot start decompression");
+		return NULL;
+	}
+	if (cap > LOAD_MAX_BYTES)
+		cap = LOAD_MAX_BYTES;
+	out = xmalloc(cap);
+	z.next_in = (unsigned char *)in;
+	z.avail_in = len > UINT32_MAX ? UINT32_MAX : len;
+	for (;;) {
+		if (n == cap) {
+			if (cap >= LOAD_MAX_BYTES) {
+				fail(err, errcap,
+				     "decompressed data larger than %llu bytes",
+				     (unsigned long long)LOAD_MAX_BYTES);
+				goto out_fail;
+			}
+			cap = cap * 2 > LOAD_MAX_BYTES ? LOAD_MAX_BYTES
+						       : cap * 2;
+			out = xrealloc(out, cap);
+		}
+		z.next_out = out + n;
+		z.avail_out = cap - n > UINT32_MAX ? UINT32_MAX : cap - n;
+		zr = inflate(&z, Z_NO_FLUSH);
+		n = z.next_out - out;
+		if (zr == Z_STREAM_END)
+			break;
+		if (zr == Z_BUF_ERROR && z.avail_out > 0) {
+			fail(err, errcap, "compressed data truncated");
+			goto out_fail;
+		}
+		if (zr != Z_OK && zr != Z_BUF_ERROR) {
+			fail(err, errcap, "compressed data corrupt: %s",
+			     z.msg ? z.msg : "inflate failed");
+			goto out_fail;
+		}
+	}
+	inflateEnd(&z);
+	*outlen = n;
+	return out;
+out_fail:
+	inflateEnd(&z);
+	free(out);
+	return NULL;
+}
+
+/* Reads the records of a decompressed body. */
+static int
+raw_records(struct profile *p, const unsigned char *b, size_t len, char *err,
+	    size_t errcap)
+{
+	size_t pos = 0;
+	uint32_t nstr = 0;
+	uint64_t *counts = NULL;	/* each stack's count in the file */
+	size_t counts_cap = 0, nstacks = 0;
+	uint64_t prev_time = 0;
+	struct profile_stats stats;
+	bool have_stats = false, ended = false;
+	uint32_t *frames = xmalloc(PROFILE_MAX_DEPTH * sizeof(*frames));
+	int ret = -1;
+
+	memset(&stats, 0, sizeof(stats));
+	while (pos < len && !ended) {
+		size_t at = pos;
+		unsigned type = b[pos++];
+		struct rd r = { .p = b, .len = len, .pos = pos };
+		uint64_t rlen = rd_varint(&r);
+
+		if (r.bad || rlen > len - r.pos) {
+			fail(err, errcap, "offset %zu: truncated record", at);
+			goto out;
+		}
+		r.p = b + r.pos;
+		r.len = rlen;
+		r.pos = 0;
+		pos = (size_t)(r.p - b) + rlen;
+		switch (type) {
+		case RAW_END:
+			ended = true;
+			break;
+		case RAW_META:
+			p->meta.pid = (pid_t)rd_zigzag(&r);
+			free(p->meta.command);
+			free(p->meta.ruby_version);
+			free(p->meta.mode);
+			p->meta.command = rd_optstr(&r);
+			p->meta.ruby_version = rd_optstr(&r);
+			p->meta.mode = rd_optstr(&r);
+			p->meta.start_unix_ns = rd_varint(&r);
+			break;
+		case RAW_STATS:
+			stats.ticks = rd_varint(&r);
+			stats.samples = rd_varint(&r);
+			stats.late_ticks = rd_varint(&r);
+			stats.failed = rd_varint(&r);
+			stats.blocked_reused = rd_varint(&r);
+			stats.stop_ns_total = rd_varint(&r);
+			stats.stop_count = rd_varint(&r);
+			stats.duration_s = rd_double(&r);
+			stats.rate_hz = rd_double(&r);
+			for (int s = 0; s < PROFILE_STATES; s++)
+				stats.per_state[s] = rd_varint(&r);
+			have_stats = true;
+			break;
+		case RAW_STRING: {
+			uint64_t n = rd_varint(&r);
+
+			if (r.bad || n > r.len - r.pos ||
+			    memchr(r.p + r.pos, '\0', n)) {
+				fail(err, errcap, "offset %zu: bad string", at);
+				goto out;
+			}
+			if (intern_id(p->names, (const char *)r.p + r.pos, n) !=
+			    nstr) {
+				fail(err, errcap,
+				     "offset %zu: string %u repeats an earlier one",
+				     at, nstr);
+				goto out;
+			}
+			nstr++;
+			r.pos += n;
+			break;
+		}
+		case RAW_FRAME: {
+			struct profile_frame f;
+			struct profile_frame_desc d;
+			size_t before = p->nframes;
+
+			memset(&f, 0, sizeof(f));
+			f.kind = rd_u8(&r);
+			if (!rd_strid(&r, nstr, &f.text, false) ||
+			    !rd_strid(&r, nstr, &f.name, false) ||
+			    !rd_strid(&r, nstr, &f.file, true) ||
+			    !rd_strid(&r, nstr, &f.build_id, true) ||
+			    f.kind >= PROFILE_FRAME_KINDS) {
+				fail(err, errcap, "offset %zu: bad frame", at);
+				goto out;
+			}
+			f.line = (int32_t)rd_zigzag(&r);
+			f.addr = rd_varint(&r);
+			d = (struct profile_frame_desc){
+				.kind = f.kind,
+				.name = profile_str_get(p, f.name),
+				.file = f.file == PROFILE_NO_STR
+						? NULL
+						: profile_str_get(p, f.file),
+				.build_id = f.build_id == PROFILE_NO_STR
+						    ? NULL
+						    : profile_str_get(p, f.build_id),
+				.line = f.line,
+				.addr = f.addr,
+				.text = profile_str_get(p, f.text),
+			};
+			if (r.bad || profile_frame_make(p, &d) != before ||
+			    p->nframes != before + 1) {
+				fail(err, errcap,
+				     "offset %zu: bad or repeated frame", at);
+				goto out;
+			}
+			break;
+		}
+		case RAW_STACK: {
+			uint64_t count = rd_varint(&r), depth = rd_varint(&r);
+
+			if (r.bad || depth > PROFILE_MAX_DEPTH) {
+				fail(err, errcap, "offset %zu: bad stack", at);
+				goto out;
+			}
+			for (uint64_t d = 0; d < depth; d++) {
+				uint64_t f = rd_varint(&r);
+
+				if (r.bad || f >= p->nframes) {
+					fail(err, errcap,
+					     "offset %zu: stack refers to an unknown frame",
+					     at);
+					goto out;
+				}
+				frames[d] = f;
+			}
+			if (profile_add_count(p, frames, depth, 0) != nstacks) {
+				fail(err, errcap,
+				     "offset %zu: stack %zu repeats an earlier one",
+				     at, nstacks);
+				goto out;
+			}
+			counts = xgrowarray(counts, &counts_cap, nstacks + 1,
+					    sizeof(*counts));
+			counts[nstacks++] = count;
+			break;
+		}
+		case RAW_THREAD: {
+			pid_t pid = (pid_t)rd_zigzag(&r);
+			pid_t tid = (pid_t)rd_zigzag(&r);
+			uint32_t name;
+
+			if (!rd_strid(&r, nstr, &name, false)) {
+				fail(err, errcap, "offset %zu: bad thread", at);
+				goto out;
+			}
+			profile_thread_name(p, pid, tid,
+					    profile_str_get(p, name));
+			break;
+		}
+		case RAW_SAMPLE: {
+			int64_t dt = rd_zigzag(&r);
+			pid_t pid = (pid_t)rd_zigzag(&r);
+			pid_t tid = (pid_t)rd_zigzag(&r);
+			uint64_t stack = rd_varint(&r);
+			uint8_t state = rd_u8(&r);
+			const struct profile_stack *st;
+
+			if (r.bad || stack >= nstacks ||
+			    state >= PROFILE_STATES) {
+				fail(err, errcap, "offset %zu: bad sample", at);
+				goto out;
+			}
+			prev_time += (uint64_t)dt;
+			st = &p->stacks[stack];
+			if (st->count >= counts[stack]) {
+				fail(err, errcap,
+				     "offset %zu: more samples of stack %llu than its count",
+				     at, (unsigned long long)stack);
+				goto out;
+			}
+			profile_add_sample(p, prev_time, pid, tid, state,
+					   st->frames, st->depth);
+			break;
+		}
+		default:
+			/* A record type from a later minor revision: skip. */
+			break;
+		}
+		if (r.bad) {
+			fail(err, errcap, "offset %zu: record type %u truncated",
+			     at, type);
+			goto out;
+		}
+	}
+	if (!ended) {
+		fail(err, errcap, "the recording ends early (no end record)");
+		goto out;
+	}
+	for (size_t s = 0; s < nstacks; s++)
+		p->stacks[s].count = counts[s];
+	if (have_stats) {
+		stats.stop_ns = p->stats.stop_ns;
+		stats.stop_cap = p->stats.stop_cap;
+		p->stats = stats;
+	}
+	ret = LOAD_RAW;
+out:
+	free(counts);
+	free(frames);
+	return ret;
+}
+
+int
+load_raw(struct profile *p, const void *buf, size_t len, char *err,
+	 size_t errcap)
+{
+	const unsigned char *b = buf;
+	unsigned char *body = NULL;
+	size_t blen;
+	int ret;
+
+	if (len < RAW_HEADER_LEN || memcmp(b, RAW_MAGIC, RAW_MAGIC_LEN))
+		return fail(err, errcap, "not an rbflame recording");
+	if (b[RAW_MAGIC_LEN] != RAW_VERSION)
+		return fail(err, errcap,
+			    "recording format version %u; this rbflame reads version %u",
+			    b[RAW_MAGIC_LEN], RAW_VERSION);
+	switch (b[RAW_MAGIC_LEN + 1]) {
+	case RAW_COMPRESS_NONE:
+		return raw_records(p, b + RAW_HEADER_LEN, len - RAW_HEADER_LEN,
+				   err, errcap);
+	case RAW_COMPRESS_GZIP:
+		body = gunzip(b + RAW_HEADER_LEN, len - RAW_HEADER_LEN, &blen,
+			      err, errcap);
+		if (!body)
+			return -1;
+		ret = raw_records(p, body, blen, err, errcap);
+		free(body);
+		return ret;
+	default:
+		return fail(err, errcap, "unknown compression %u",
+			    b[RAW_MAGIC_LEN + 1]);
+	}
+}
+
+/* ---- sniffing -------------------------------------------------------- */
+
+int
+profile_load_buffer(struct profile *p, const void *buf, size_t len,
+		    char *err, size_t errcap)
+{
+	const unsigned char *b = buf;
+	size_t i = 0;
+
+	if (len >= RAW_MAGIC_LEN && !memcmp(b, RAW_MAGIC, RAW_MAGIC_LEN))
+		return load_raw(p, buf, len, err, errcap);
+	if (len >= 2 && b[0] == 0x1f && b[1] == 0x8b)
+		return fail(err, errcap,
+			    "gzip-compressed data: give a raw recording (.rbflame) or collapsed text");
+	while (i < len && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' ||
+			   b[i] == '\n'))
+		i++;
+	if (i < len && (b[i] == '{' || b[i] == '['))
+		return fail(err, errcap,
+			    "a JSON profile: only raw recordings (.rbflame) and collapsed stacks can be read");
+	return load_collapsed(p, buf, len, err, errcap);
+}
+
+int
+profile_load_file(struct profile *p, const char *path, char *err,
+		  size_t errcap)
+{
+	FILE *f = strcmp(path, "-") ? fopen(path, "rbe") : stdin;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	char msg[512];
+	int ret, saved;
+
+	if (!f)
+		return fail(err, errcap, "cannot open '%s': %s", path,
+			    strerror(errno));
+	for (;;) {
+		size_t n;
+
+		if (len == cap) {
+			if (cap >= LOAD_MAX_BYTES) {
+				if (f != stdin)
+					fclose(f);
+				free(buf);
+				errno = EFBIG;
+				return fail(err, errcap,
+					    "'%s' is larger than %llu bytes",
+					    path,
+					    (unsigned long long)LOAD_MAX_BYTES);
+			}
+			cap = cap ? cap * 2 : 65536;
+			buf = xrealloc(buf, cap);
+		}
+		n = fread(buf + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	saved = ferror(f) ? errno : 0;
+	if (f != stdin)
+		fclose(f);
+	if (saved) {
+		free(buf);
+		errno = saved;
+		return fail(err, errcap, "cannot read '%s': %s", path,
+			    strerror(saved));
+	}
+	ret = profile_load_buffer(p, buf, len, msg, sizeof(msg));
+	free(buf);
+	if (ret < 0) {
+		errno = EINVAL;
+		return fail(err, errcap, "%s: %s", path, msg);
+	}
+	return ret;
+}
