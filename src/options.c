@@ -43,6 +43,8 @@ const char options_help[] =
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout)\n"
 "  -f, --format FMT       profile format: collapsed (default), svg\n"
+"                         (flamegraph), summary, lines (text reports),\n"
+"                         dot (call graph for graphviz)\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"

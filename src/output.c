@@ -11,6 +11,9 @@
 static const struct output_ops *const outputs[] = {
 	&output_collapsed,
 	&output_svg,
+	&output_summary,
+	&output_lines,
+	&output_dot,
 };
 
 const struct output_ops *

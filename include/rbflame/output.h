@@ -44,6 +44,9 @@ int output_write(const struct output_ops *w, const struct profile *p,
 
 extern const struct output_ops output_collapsed;
 extern const struct output_ops output_svg;
+extern const struct output_ops output_summary;
+extern const struct output_ops output_lines;
+extern const struct output_ops output_dot;
 
 /**
  * Makes one frame safe for collapsed-stack readers: no ';' (it separates
