@@ -112,6 +112,21 @@ split_ruby_text(const char *s, size_t *paren, size_t *colon)
 	return 0;
 }
 
+int
+flametree_split(const char *text, size_t *label_len, size_t *file_off,
+		size_t *file_len, int *line)
+{
+	size_t paren, colon;
+
+	if (split_ruby_text(text, &paren, &colon) < 0)
+		return -1;
+	*label_len = paren;
+	*file_off = paren + 2;
+	*file_len = colon - paren - 2;
+	*line = atoi(text + colon + 1);
+	return 0;
+}
+
 enum flametree_class
 flametree_classify(enum profile_kind kind, const char *text)
 {

@@ -84,6 +84,14 @@ const char *flametree_str(const struct flametree *t, uint32_t id);
 enum flametree_class flametree_classify(enum profile_kind kind,
 					const char *text);
 
+/**
+ * Takes "LABEL (FILE:LINE)", the text of a Ruby frame read back from
+ * collapsed stacks, apart: 0 with the label's length, the file's offset
+ * and length and the line; -1 when text has another shape.
+ */
+int flametree_split(const char *text, size_t *label_len, size_t *file_off,
+		    size_t *file_len, int *line);
+
 /** "Ruby", "C function"... for legends. */
 const char *flametree_class_name(enum flametree_class c);
 
