@@ -133,7 +133,7 @@ same_func(const struct profile *p, const struct profile_frame *a,
 
 /* Frames to functions; a frame's function is the first frame like it. */
 static void
-group_frames(struct callgraph *g, const struct profile *p)
+group_frames(struct callgraph *g, const struct profile *p, bool by_frame)
 {
 	size_t cap = 64, fcap = 0;
 	uint32_t *slots;
@@ -149,8 +149,9 @@ group_frames(struct callgraph *g, const struct profile *p)
 		size_t i = h & (cap - 1);
 
 		while (slots[i] &&
-		       !same_func(p, &p->frames[g->funcs[slots[i] - 1].frame],
-				  f))
+		       (by_frame ||
+			!same_func(p, &p->frames[g->funcs[slots[i] - 1].frame],
+				   f)))
 			i = (i + 1) & (cap - 1);
 		if (!slots[i]) {
 			g->funcs = xgrowarray(g->funcs, &fcap, g->nfuncs + 1,
@@ -363,13 +364,13 @@ cmp_line(const void *x, const void *y)
 	return (a->line > b->line) - (a->line < b->line);
 }
 
-struct callgraph *
-callgraph_create(const struct profile *p)
+static struct callgraph *
+create(const struct profile *p, bool by_frame)
 {
 	struct callgraph *g = xcalloc(1, sizeof(*g));
 	struct builder b = { .g = g };
 
-	group_frames(g, p);
+	group_frames(g, p, by_frame);
 	map_init(&b.edge_map);
 	map_init(&b.line_map);
 	b.func_stamp = xcalloc(g->nfuncs ? g->nfuncs : 1,
@@ -385,6 +386,18 @@ callgraph_create(const struct profile *p)
 	free(b.edge_stamp);
 	free(b.line_stamp);
 	return g;
+}
+
+struct callgraph *
+callgraph_create(const struct profile *p)
+{
+	return create(p, false);
+}
+
+struct callgraph *
+callgraph_create_frames(const struct profile *p)
+{
+	return create(p, true);
 }
 
 void

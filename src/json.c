@@ -78,8 +78,8 @@ json_array_end(struct json *j)
 
 /* Length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid:
  * overlong forms, surrogates and code points past U+10FFFF are invalid. */
-static size_t
-utf8_len(const unsigned char *p, size_t n)
+size_t
+json_utf8_len(const unsigned char *p, size_t n)
 {
 	size_t len;
 	uint32_t cp;
@@ -119,7 +119,7 @@ json_escape(FILE *f, const char *s, size_t len)
 	size_t i = 0;
 
 	while (i < len) {
-		size_t l = utf8_len(p + i, len - i);
+		size_t l = json_utf8_len(p + i, len - i);
 		unsigned char c = p[i];
 
 		if (l == 0) {

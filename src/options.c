@@ -21,12 +21,14 @@ const char options_help[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
 "       rbflame dump -p PID [--snapshot FILE]\n"
+"       rbflame report -i FILE [-f FMT] [-o OUT]...\n"
 "       rbflame diff [--fail-above PCT] [--svg FILE] BASE NEW\n"
 "Sample the stacks of a running process, or of a command it launches, and\n"
 "write a profile (collapsed stacks for flamegraph.pl by default). A Ruby\n"
 "process gives Ruby stacks read from its VM; any other process its native\n"
-"stacks. 'rbflame dump' prints every Ruby thread's stack once; 'rbflame\n"
-"diff' compares two profiles (see 'rbflame diff --help').\n"
+"stacks. 'rbflame dump' prints every Ruby thread's stack once;\n"
+"'rbflame report' converts a recording (-f raw) into other formats;\n"
+"'rbflame diff' compares two profiles (see 'rbflame diff --help').\n"
 "\n"
 "Target:\n"
 "  -p, --pid PID          attach to the running process PID\n"
@@ -43,10 +45,19 @@ const char options_help[] =
 "                         whatever it is doing; cpu: only threads on a CPU\n"
 "\n"
 "Output:\n"
-"  -o, --output FILE      write the profile to FILE (default: stdout)\n"
-"  -f, --format FMT       profile format: collapsed (default), svg\n"
-"                         (flamegraph), summary, lines (text reports),\n"
-"                         dot (call graph for graphviz)\n"
+"  -o, --output FILE      write the profile to FILE (default: stdout); may\n"
+"                         be repeated to write several formats at once\n"
+"  -f, --format FMT       profile format: collapsed (default), raw,\n"
+"                         speedscope, stackprof, callgrind, pprof,\n"
+"                         samplingprof, svg (flamegraph), summary, lines\n"
+"                         (text reports), dot (call graph for graphviz);\n"
+"                         a -f applies to the next -o (after\n"
+"                         the last -o: to each -o without one); an -o\n"
+"                         without -f takes the format its name implies:\n"
+"                         .txt .collapsed, .rbflame (raw),\n"
+"                         .speedscope.json .json, .stackprof.json,\n"
+"                         .callgrind callgrind.out.*, .pb.gz (pprof),\n"
+"                         .samplingprof, .svg, .dot\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"
@@ -55,6 +66,7 @@ const char options_help[] =
 "      --title TEXT       the svg's title (default \"Flame Graph\")\n"
 "      --icicle           svg: roots at the top, growing down\n"
 "      --limit N          text reports: the N heaviest rows only\n"
+"      --match REGEX      annotate: the functions whose name matches\n"
 "\n"
 "Reading Ruby:\n"
 "      --force-version X.Y  read Ruby with the layout of release X.Y\n"
@@ -80,10 +92,6 @@ enum {
 	OPT_MODE,
 	OPT_FORCE_VERSION,
 	OPT_DEBUG,
-	/* views */
-	OPT_TITLE,
-	OPT_ICICLE,
-	OPT_LIMIT,
 };
 
 static const struct option long_options[] = {
@@ -96,10 +104,7 @@ static const struct option long_options[] = {
 	{ "function", no_argument, NULL, OPT_FUNCTION },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "force-version", required_argument, NULL, OPT_FORCE_VERSION },
-	/* views */
-	{ "title", required_argument, NULL, OPT_TITLE },
-	{ "icicle", no_argument, NULL, OPT_ICICLE },
-	{ "limit", required_argument, NULL, OPT_LIMIT },
+	OPTIONS_VIEW_LONG_OPTIONS,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -132,6 +137,44 @@ parse_double(const char *s, double *out)
 }
 
 int
+options_view_parse(int c, const char *arg, struct output_opts *v, char *err,
+		   size_t errlen)
+{
+	char *end;
+	long n;
+
+	switch (c) {
+	case OPTIONS_VIEW_TITLE:
+		v->title = arg;
+		return 0;
+	case OPTIONS_VIEW_ICICLE:
+		v->icicle = true;
+		return 0;
+	case OPTIONS_VIEW_LIMIT:
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || n < 1 || n > 1000000) {
+			fail(err, errlen,
+			     "invalid limit '%s': expected a number of rows from 1 to 1000000",
+			     arg);
+			return -1;
+		}
+		v->limit = (unsigned)n;
+		return 0;
+	case OPTIONS_VIEW_MATCH:
+		if (!*arg) {
+			fail(err, errlen, "empty --match pattern");
+			return -1;
+		}
+		v->regex = arg;
+		return 0;
+	default:
+		fail(err, errlen, "unknown view option");
+		return -1;
+	}
+}
+
+int
 options_parse_pid(const char *s, pid_t *pid)
 {
 	char *end;
@@ -144,6 +187,78 @@ options_parse_pid(const char *s, pid_t *pid)
 	*pid = (pid_t)v;
 	return 0;
 }
+
+/* ---- outputs (issue #6): -o may be repeated -------------------------- */
+
+int
+options_output_add(struct options_outputs *os, const char *path, char *err,
+		   size_t errlen)
+{
+	if (!*path) {
+		fail(err, errlen, "empty output file name");
+		return -1;
+	}
+	if (os->n == OPTIONS_MAX_OUTPUTS) {
+		fail(err, errlen, "too many outputs: at most %d -o",
+		     OPTIONS_MAX_OUTPUTS);
+		return -1;
+	}
+	for (size_t i = 0; i < os->n; i++) {
+		if (!strcmp(os->v[i].path, path)) {
+			fail(err, errlen, "output '%s' given twice", path);
+			return -1;
+		}
+	}
+	os->v[os->n].path = path;
+	/* A -f applies to the next -o only. */
+	os->v[os->n].format = os->trailing_format;
+	os->n++;
+	os->trailing_format = NULL;
+	return 0;
+}
+
+int
+options_format_set(struct options_outputs *os, const char *name, char *err,
+		   size_t errlen)
+{
+	if (!output_find(name)) {
+		fail(err, errlen, "unknown format '%s': choose one of: %s",
+		     name, output_names());
+		return -1;
+	}
+	os->last_format = name;
+	os->trailing_format = name;
+	return 0;
+}
+
+int
+options_outputs_resolve(struct options_outputs *os, char *err,
+			size_t errlen)
+{
+	if (os->n == 0) {
+		os->v[0].path = NULL;
+		os->v[0].format = os->last_format ? os->last_format
+						  : "collapsed";
+		os->n = 1;
+		return 0;
+	}
+	for (size_t i = 0; i < os->n; i++) {
+		const struct output_ops *by_name;
+
+		if (os->v[i].format)
+			continue;
+		if (os->trailing_format) {
+			os->v[i].format = os->trailing_format;
+			continue;
+		}
+		by_name = output_for_file(os->v[i].path);
+		os->v[i].format = by_name ? by_name->name : "collapsed";
+	}
+	(void)err;
+	(void)errlen;
+	return 0;
+}
+/* ---- end of outputs ---------------------------------------------------- */
 
 enum options_result
 options_parse(int argc, char **argv, struct options *o, char *err,
@@ -183,16 +298,14 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 					    optarg, RATE_MAX);
 			break;
 		case 'o':
-			if (!*optarg)
-				return fail(err, errlen, "empty output file name");
-			o->output = optarg;
+			if (options_output_add(&o->outputs, optarg, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
 			break;
 		case 'f':
-			if (!output_find(optarg))
-				return fail(err, errlen,
-					    "unknown format '%s': choose one of: %s",
-					    optarg, output_names());
-			o->format = optarg;
+			if (options_format_set(&o->outputs, optarg, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
 			break;
 		case OPT_THREADS:
 			o->threads = true;
@@ -223,27 +336,14 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 					    "unknown mode '%s': choose wall or cpu",
 					    optarg);
 			break;
-		/* views */
-		case OPT_TITLE:
-			o->title = optarg;
+		case OPTIONS_VIEW_TITLE:
+		case OPTIONS_VIEW_ICICLE:
+		case OPTIONS_VIEW_LIMIT:
+		case OPTIONS_VIEW_MATCH:
+			if (options_view_parse(c, optarg, &o->view, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
 			break;
-		case OPT_ICICLE:
-			o->icicle = true;
-			break;
-		case OPT_LIMIT: {
-			char *end;
-			long v;
-
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 1 ||
-			    v > 1000000)
-				return fail(err, errlen,
-					    "invalid limit '%s': expected a number of rows from 1 to 1000000",
-					    optarg);
-			o->limit = (unsigned)v;
-			break;
-		}
 		case 'q':
 			o->quiet = true;
 			break;
@@ -265,6 +365,10 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 				    argv[optind - 1]);
 		}
 	}
+	if (options_outputs_resolve(&o->outputs, err, errlen) < 0)
+		return OPTIONS_ERROR;
+	o->output = o->outputs.v[0].path;
+	o->format = o->outputs.v[0].format;
 	if (optind < argc)
 		o->command = &argv[optind];
 	if (o->pid && o->command)

@@ -11,6 +11,7 @@
 #include "rbflame/dump.h"
 #include "rbflame/error.h"
 #include "rbflame/options.h"
+#include "rbflame/report.h"
 #include "rbflame/run.h"
 
 int
@@ -23,6 +24,8 @@ main(int argc, char **argv)
 		debug_enabled = true;
 	if (argc > 1 && !strcmp(argv[1], "dump"))
 		return dump_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "report"))
+		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
 	switch (options_parse(argc, argv, &o, err, sizeof(err))) {

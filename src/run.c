@@ -216,20 +216,63 @@ status_to_exit(int status)
 	return 125;
 }
 
-static int
-write_profile(const struct options *o, struct profile *prof, FILE *out)
+/* Opens every output before sampling, so a bad path fails at once. */
+int
+run_open_outputs(const struct options_outputs *os, FILE **files)
 {
-	const struct output_ops *w = output_find(o->format);
-	struct output_opts oo = {
-		.title = o->title, .icicle = o->icicle, .limit = o->limit,
-	};
+	for (size_t i = 0; i < os->n; i++) {
+		const struct output_ops *w = output_find(os->v[i].format);
 
-	if (output_write(w, prof, &oo, out) < 0 || fflush(out) != 0) {
-		perror_msg("cannot write the profile to %s",
-			   o->output ? o->output : "standard output");
-		return -1;
+		if (!os->v[i].path) {
+			if (w->binary && isatty(STDOUT_FILENO)) {
+				error_msg("not writing %s (binary) to a terminal: give -o FILE",
+					  w->name);
+				goto out_close;
+			}
+			files[i] = stdout;
+			continue;
+		}
+		files[i] = fopen(os->v[i].path, "we");
+		if (!files[i]) {
+			perror_msg("cannot open output file '%s' (check the directory exists and is writable)",
+				   os->v[i].path);
+			goto out_close;
+		}
 	}
 	return 0;
+out_close:
+	for (size_t k = 0; k < os->n && files[k]; k++)
+		if (files[k] != stdout)
+			fclose(files[k]);
+	memset(files, 0, os->n * sizeof(*files));
+	return -1;
+}
+
+int
+run_write_outputs(const struct options_outputs *os, FILE **files,
+		  const struct profile *prof, const struct output_opts *view)
+{
+	int ret = 0;
+
+	for (size_t i = 0; i < os->n; i++) {
+		const struct output_ops *w = output_find(os->v[i].format);
+		const char *name = os->v[i].path ? os->v[i].path
+						 : "standard output";
+
+		errno = 0;
+		if (output_write(w, prof, view, files[i]) < 0 ||
+		    fflush(files[i]) != 0) {
+			perror_msg("cannot write the %s profile to %s", w->name,
+				   name);
+			ret = -1;
+		}
+		if (files[i] != stdout && fclose(files[i]) != 0 && ret == 0) {
+			perror_msg("cannot write the profile to %s", name);
+			ret = -1;
+		}
+		files[i] = NULL;
+	}
+	return ret;
 }
 
 int
@@ -239,19 +282,13 @@ run_profile(const struct options *o)
 	struct sigaction sa;
 	sigset_t block;
 	pthread_t tracer;
-	FILE *out = stdout;
+	FILE *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
 	int fail = o->command ? 125 : 1;
 	int code = 0;
 
 	exit_code_on_die = fail;
-	if (o->output) {
-		out = fopen(o->output, "we");
-		if (!out) {
-			perror_msg("cannot open output file '%s' (check the directory exists and is writable)",
-				   o->output);
-			return fail;
-		}
-	}
+	if (run_open_outputs(&o->outputs, outs) < 0)
+		return fail;
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_sigaction = on_stop_signal;
@@ -305,8 +342,9 @@ run_profile(const struct options *o)
 			error_msg("%s", msg);
 			code = 1;
 		}
-		if (out != stdout)
-			fclose(out);
+		for (size_t i = 0; i < o->outputs.n; i++)
+			if (outs[i] && outs[i] != stdout)
+				fclose(outs[i]);
 		profile_destroy(c.prof);
 		return code;
 	}
@@ -315,12 +353,8 @@ run_profile(const struct options *o)
 		error_msg("%s", c.fatal_msg);
 		code = fail;
 	}
-	if (write_profile(o, c.prof, out) < 0)
+	if (run_write_outputs(&o->outputs, outs, c.prof, &o->view) < 0)
 		code = fail;
-	if (out != stdout && fclose(out) != 0 && code == 0) {
-		perror_msg("cannot write the profile to %s", o->output);
-		code = fail;
-	}
 	/* After a fatal error with nothing collected, its line says it all. */
 	if (!c.fatal_msg[0] || c.prof->stats.samples) {
 		if (c.prof->stats.samples == 0)

@@ -57,6 +57,11 @@ struct callgraph {
  * needs). The caller frees with callgraph_destroy().
  */
 struct callgraph *callgraph_create(const struct profile *p);
+/**
+ * The same with every frame its own node (a Ruby method at two lines is
+ * two nodes): SamplingProf's "call elements", per-line call graphs.
+ */
+struct callgraph *callgraph_create_frames(const struct profile *p);
 void callgraph_destroy(struct callgraph *g);
 
 /** The edges leaving function f, as a slice of g->edges (*n of them). */

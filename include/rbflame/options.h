@@ -11,24 +11,83 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "rbflame/output.h"
+
 #define RATE_DEFAULT 99.0
 #define RATE_MAX 10000.0
+
+/* ---- outputs (issue #6): -o may be repeated -------------------------- */
+#define OPTIONS_MAX_OUTPUTS 16
+
+/** One file to write (path NULL: standard output) in one format. */
+struct options_output {
+	const char *path;
+	const char *format;	/* a name output_find() knows */
+};
+
+/** The -o/-f pairs of a command line, before and after resolution. */
+struct options_outputs {
+	struct options_output v[OPTIONS_MAX_OUTPUTS];
+	size_t n;
+	const char *trailing_format;	/* a -f not yet used by an -o */
+	const char *last_format;	/* the latest -f seen */
+};
+
+/**
+ * Records "-o path" (format: a -f just before it, or NULL): 0, or -1
+ * with err filled (too many outputs, empty name, a name given twice).
+ */
+int options_output_add(struct options_outputs *os, const char *path,
+		       char *err, size_t errlen);
+/** Records "-f name": 0, or -1 with err filled (unknown format). */
+int options_format_set(struct options_outputs *os, const char *name,
+		       char *err, size_t errlen);
+/**
+ * Gives every output its format: its own -f, else a -f after the last
+ * -o, else its file name's ending (.txt, .speedscope.json, .pb.gz...),
+ * else collapsed; with no -o, one output to standard output in the -f
+ * format (collapsed by default). 0, or -1 with err filled.
+ */
+int options_outputs_resolve(struct options_outputs *os, char *err,
+			    size_t errlen);
+/* ---- end of outputs ---------------------------------------------------- */
+
+/* ---- views (issue #7): options of the svg and report formats -------- */
+enum {
+	OPTIONS_VIEW_TITLE = 0x200,
+	OPTIONS_VIEW_ICICLE,
+	OPTIONS_VIEW_LIMIT,
+	OPTIONS_VIEW_MATCH,
+};
+
+/* Their getopt_long entries, for every command line that writes views. */
+#define OPTIONS_VIEW_LONG_OPTIONS                                          \
+	{ "title", required_argument, NULL, OPTIONS_VIEW_TITLE },          \
+	{ "icicle", no_argument, NULL, OPTIONS_VIEW_ICICLE },              \
+	{ "limit", required_argument, NULL, OPTIONS_VIEW_LIMIT },          \
+	{ "match", required_argument, NULL, OPTIONS_VIEW_MATCH }
+
+/**
+ * Applies view option c (an OPTIONS_VIEW_* code) with its argument to v:
+ * 0, or -1 with a one-line message in err.
+ */
+int options_view_parse(int c, const char *arg, struct output_opts *v,
+		       char *err, size_t errlen);
+/* ---- end of views ------------------------------------------------------ */
 
 struct options {
 	pid_t pid;		/* -p; 0 in launch mode */
 	char **command;		/* launch mode: argv of the program, NULL-terminated */
 	double duration;	/* -s seconds; 0 = until Ctrl-C or target exit */
 	double rate;		/* -r Hz */
-	const char *output;	/* -o; NULL = stdout */
-	const char *format;	/* -f */
+	const char *output;	/* the first -o; NULL = stdout */
+	const char *format;	/* the first output's format */
+	struct options_outputs outputs;	/* every -o with its format */
 	bool threads;		/* --threads */
 	bool function;		/* --function: Ruby frames by method */
 	bool cpu;		/* --mode cpu: only threads on a CPU */
 	const char *force_version; /* --force-version X.Y */
-	/* Views: how the svg and report formats draw the profile. */
-	const char *title;	/* --title */
-	bool icicle;		/* --icicle */
-	unsigned limit;		/* --limit N; 0 = every row */
+	struct output_opts view; /* --title, --icicle, --limit, --match */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

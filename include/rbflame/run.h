@@ -11,7 +11,25 @@
 
 #include "rbflame/options.h"
 
+#include <stdio.h>
+
+#include "rbflame/profile.h"
+
 /** Runs the profile described by o; returns the process exit status. */
 int run_profile(const struct options *o);
+
+/**
+ * Opens each output of os into files[] (stdout for a NULL path; a binary
+ * format is refused on a terminal): 0, or -1 after printing why, with
+ * nothing left open.
+ */
+int run_open_outputs(const struct options_outputs *os, FILE **files);
+/**
+ * Writes prof to each output with the view options (NULL: defaults) and
+ * closes it: 0, or -1 after printing.
+ */
+int run_write_outputs(const struct options_outputs *os, FILE **files,
+		      const struct profile *prof,
+		      const struct output_opts *view);
 
 #endif

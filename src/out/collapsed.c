@@ -192,4 +192,6 @@ const struct output_ops output_collapsed = {
 	.name = "collapsed",
 	.description = "folded stacks for flamegraph.pl and speedscope",
 	.write = collapsed_write,
+	.suffixes = (const char *const[]){ ".txt", ".collapsed", ".folded",
+					   NULL },
 };

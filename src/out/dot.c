@@ -145,4 +145,5 @@ const struct output_ops output_dot = {
 	.name = "dot",
 	.description = "call graph for graphviz (dot -Tsvg)",
 	.write_opts = dot_write,
+	.suffixes = (const char *const[]){ ".dot", ".gv", NULL },
 };

@@ -627,4 +627,5 @@ const struct output_ops output_svg = {
 	.description = "flamegraph: one self-contained SVG file to open in "
 		       "a browser",
 	.write_opts = svg_output,
+	.suffixes = (const char *const[]){ ".svg", NULL },
 };

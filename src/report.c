@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * 'rbflame report -i FILE -f FMT [-o OUT]...': load a profile (load.c
+ * sniffs raw or collapsed) and hand it to the same writers, through the
+ * same output code, as a profiling run: from a raw recording the bytes
+ * equal the run's own. The argument parser is pure, for unit tests.
+ */
+#include "config.h"
+
+#include <getopt.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "rbflame/error.h"
+#include "rbflame/load.h"
+#include "rbflame/output.h"
+#include "rbflame/report.h"
+#include "rbflame/run.h"
+
+const char report_help[] =
+"Usage: rbflame report -i FILE [-f FMT] [-o OUT]...\n"
+"Convert a profile into other formats: a recording (rbflame -f raw, any\n"
+"format can be made from it, byte for byte as the run would have\n"
+"written it) or collapsed stacks (no times or threads: the formats that\n"
+"show them get one untimed profile).\n"
+"\n"
+"  -i, --input FILE       the profile to read ('-': standard input)\n"
+"  -o, --output OUT       write to OUT (default: stdout); may be repeated\n"
+"  -f, --format FMT       collapsed (default), raw, speedscope, stackprof,\n"
+"                         callgrind, pprof, samplingprof, svg, summary,\n"
+"                         lines, dot; a -f applies to\n"
+"                         the next -o (after the last -o: to each -o\n"
+"                         without one); an -o without -f takes the format\n"
+"                         its name implies (see rbflame --help)\n"
+"      --title TEXT       svg: the title\n"
+"      --icicle           svg: roots at the top\n"
+"      --limit N          summary, lines, dot, annotate: the N heaviest\n"
+"      --match REGEX      annotate: the functions whose name matches\n"
+"  -q, --quiet            no notices\n"
+"  -h, --help             show this help and exit\n";
+
+static enum options_result
+fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return OPTIONS_ERROR;
+}
+
+enum options_result
+report_parse(int argc, char **argv, struct report_options *r, char *err,
+	     size_t errlen)
+{
+	static const struct option longopts[] = {
+		{ "input", required_argument, NULL, 'i' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "format", required_argument, NULL, 'f' },
+		{ "quiet", no_argument, NULL, 'q' },
+		{ "help", no_argument, NULL, 'h' },
+		OPTIONS_VIEW_LONG_OPTIONS,
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(r, 0, sizeof(*r));
+	err[0] = '\0';
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":i:o:f:qh", longopts, NULL)) !=
+	       -1) {
+		switch (c) {
+		case 'i':
+			if (!*optarg)
+				return fail(err, errlen, "empty input file name");
+			r->input = optarg;
+			break;
+		case 'o':
+			if (options_output_add(&r->outputs, optarg, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
+			break;
+		case 'f':
+			if (options_format_set(&r->outputs, optarg, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
+			break;
+		case 'q':
+			r->quiet = true;
+			break;
+		case OPTIONS_VIEW_TITLE:
+		case OPTIONS_VIEW_ICICLE:
+		case OPTIONS_VIEW_LIMIT:
+		case OPTIONS_VIEW_MATCH:
+			if (options_view_parse(c, optarg, &r->view, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
+			break;
+		case 'h':
+			return OPTIONS_HELP;
+		case ':':
+			return fail(err, errlen, "option '%s' needs an argument",
+				    argv[optind - 1]);
+		default:
+			if (optopt)
+				return fail(err, errlen, "unknown option '-%c'",
+					    optopt);
+			return fail(err, errlen, "unknown option '%s'",
+				    argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return fail(err, errlen, "unexpected argument '%s'",
+			    argv[optind]);
+	if (!r->input)
+		return fail(err, errlen,
+			    "report: give the profile to read with -i FILE");
+	if (options_outputs_resolve(&r->outputs, err, errlen) < 0)
+		return OPTIONS_ERROR;
+	return OPTIONS_OK;
+}
+
+int
+report_main(int argc, char **argv)
+{
+	struct report_options r;
+	struct profile *p;
+	FILE *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
+	char err[512];
+	int fmt, code = 0;
+
+	switch (report_parse(argc, argv, &r, err, sizeof(err))) {
+	case OPTIONS_HELP:
+		fputs(report_help, stdout);
+		return 0;
+	case OPTIONS_ERROR:
+		error_msg_and_help("%s", err);
+	default:
+		break;
+	}
+	quiet_enabled = r.quiet;
+	p = profile_create();
+	fmt = profile_load_file(p, r.input, err, sizeof(err));
+	if (fmt < 0) {
+		error_msg("%s", err);
+		profile_destroy(p);
+		return 1;
+	}
+	if (profile_total(p) == 0)
+		notice_msg("%s holds no samples", r.input);
+	if (run_open_outputs(&r.outputs, outs) < 0 ||
+	    run_write_outputs(&r.outputs, outs, p, &r.view) < 0)
+		code = 1;
+	profile_destroy(p);
+	return code;
+}

@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * The callgrind writer: rbspy's own expected output for its six stacks
+ * (FORMATS.md; only the creator differs), and a golden file of the
+ * hostile profile (names kept to one line each).
+ */
+#include "config.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "writer_fixture.h"
+
+/* rbspy's test, src/ui/callgrind.rs, with "creator: rbflame". */
+static const char rbspy_expected[] =
+	"# callgrind format\n"
+	"version: 1\n"
+	"creator: rbflame\n"
+	"events: Samples\n"
+	"\n"
+	"fl=file1.rb\nfn=func1\n1 1\n"
+	"cfl=file1.rb\ncfn=funcX\ncalls=1 42\n1 1\n"
+	"cfl=file2.rb\ncfn=func2\ncalls=2 2\n1 3\n"
+	"cfl=file3.rb\ncfn=func3\ncalls=1 3\n1 1\n"
+	"\n"
+	"fl=file1.rb\nfn=funcX\n42 0\n"
+	"cfl=file3.rb\ncfn=func3\ncalls=1 3\n42 1\n"
+	"\n"
+	"fl=file2.rb\nfn=func2\n2 2\n"
+	"cfl=file3.rb\ncfn=func3\ncalls=1 3\n2 1\n"
+	"\n"
+	"fl=file3.rb\nfn=func3\n3 3\n";
+
+START_TEST(test_rbspy)
+{
+	struct profile *p = fixture_rbspy();
+	size_t len;
+	char *out = fixture_write(&output_callgrind, p, &len);
+
+	ck_assert_str_eq(out, rbspy_expected);
+	free(out);
+	profile_destroy(p);
+}
+END_TEST
+
+START_TEST(test_golden)
+{
+	struct profile *p = fixture_hostile();
+	size_t len;
+	char *out = fixture_write(&output_callgrind, p, &len);
+	char *line, *save = NULL;
+
+	fixture_golden("callgrind.golden", out, len);
+	/* Every line is a header, a key=value, a cost line or blank. */
+	for (line = strtok_r(out, "\n", &save); line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		ck_assert(strchr(line, '\r') == NULL);
+		ck_assert(strncmp(line, "fn=(1", 5) != 0);
+		ck_assert(strncmp(line, "cfn=(1", 6) != 0);
+	}
+	free(out);
+	profile_destroy(p);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("callgrind");
+	TCase *tc = tcase_create("writer");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, test_rbspy);
+	tcase_add_test(tc, test_golden);
+	tcase_set_timeout(tc, 60);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
