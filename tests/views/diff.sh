@@ -49,6 +49,19 @@ grep -qE '^FAIL: Workload#tax \(/.*workload\.rb\): total share .*significant at 
 head -n 4 "$T/slow.diff" | grep -qE '^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+\* .* Workload#tax \(' ||
 	fail "Workload#tax is not the first row, marked significant"
 
+# A raw recording compares like collapsed stacks.
+"$RBFLAME" report -i "$T/base.folded" -o "$T/base.rbflame" ||
+	fail "rbflame report -i base.folded -o base.rbflame failed"
+RC=0
+"$RBFLAME" diff --fail-above 5 "$T/base.rbflame" "$T/slow.folded" \
+	>"$T/raw.diff" 2>&1 || RC=$?
+[ "$RC" = 1 ] || fail "diff of a recording and the slow run: exit $RC, want 1"
+grep -q '^FAIL: Workload#tax (' "$T/raw.diff" ||
+	fail "diff of a recording: Workload#tax not named"
+cmp -s <(tail -n +2 "$T/raw.diff") <(tail -n +2 "$T/slow.diff") ||
+	fail "a recording's table differs from its collapsed stacks' table"
+say "a raw recording as BASE: the same table and verdict"
+
 # Without --fail-above it only reports.
 RC=0
 "$RBFLAME" diff "$T/base.folded" "$T/slow.folded" >"$T/report.diff" || RC=$?

@@ -17,9 +17,18 @@ require_ruby
 require_cmd xmllint
 require_chromium
 
+# One recording, written as SVG directly and through 'rbflame report', and
+# as collapsed stacks to compare with.
 run_rbflame svg 60 -r 499 -f svg --title 'Workload <&> "views"' \
-	-o "$T/flame.svg" -- "$RUBY" "$VFIX/workload.rb" 2
-expect_rc 0 "rbflame -f svg -- ruby workload.rb 2"
+	-o "$T/flame.svg" -f raw -o "$T/w.rbflame" -- \
+	"$RUBY" "$VFIX/workload.rb" 2
+expect_rc 0 "rbflame -f svg -f raw -- ruby workload.rb 2"
+"$RBFLAME" report -i "$T/w.rbflame" -o "$T/report.svg" \
+	--title 'Workload <&> "views"' -o "$T/w.folded" ||
+	fail "rbflame report -i w.rbflame -o report.svg -o w.folded failed"
+cmp -s "$T/flame.svg" "$T/report.svg" ||
+	fail "the SVG from the recording differs from the run's own"
+say "report -i w.rbflame -o report.svg: the same bytes as the run's SVG"
 xmllint --noout "$T/flame.svg" 2>"$T/xmllint.err" ||
 	fail "flame.svg is not well-formed XML: $(head -n 3 "$T/xmllint.err")"
 say "flame.svg: well-formed, $(wc -c <"$T/flame.svg") bytes"
@@ -27,7 +36,11 @@ say "flame.svg: well-formed, $(wc -c <"$T/flame.svg") bytes"
 # Every frame is drawn, with its text as the first line of its tooltip.
 titles() {
 	xmllint --xpath '//*[local-name()="g"]/*[local-name()="title"]/text()' \
-		"$1" 2>/dev/null | perl -ne 'print if /\S/ && !/^\d+ samples? \(|^\[|^\//'
+		"$1" 2>/dev/null | perl -ne '
+			next unless /\S/ && !/^\d+ samples? \(|^\[|^\//;
+			s/&lt;/</g; s/&gt;/>/g; s/&quot;/"/g; s/&#39;/\x27/g;
+			s/&amp;/&/g;
+			print'
 }
 titles "$T/flame.svg" | sort -u >"$T/titles.txt"
 for m in parse tax render; do
@@ -35,6 +48,13 @@ for m in parse tax render; do
 		fail "no frame Workload#$m (workload.rb:LINE) in flame.svg"
 done
 grep -qx 'all' "$T/titles.txt" || fail "no root frame 'all'"
+# Every frame of the profile is drawn (the test profile is far too small
+# for any frame to be narrower than 0.1 px).
+perl -ne 's/ \d+$//; chomp; print "$_\n" for split /;/' "$T/w.folded" |
+	sort -u >"$T/frames.txt"
+missing=$(comm -23 "$T/frames.txt" "$T/titles.txt")
+[ -z "$missing" ] || fail "frames of the profile not in the SVG: $(echo "$missing" | head -n 5)"
+say "all $(wc -l <"$T/frames.txt") frames of the profile in the SVG"
 grep -q '<text id="title"[^>]*>Workload &lt;&amp;&gt; &quot;views&quot;</text>' \
 	"$T/flame.svg" || fail "--title not shown (escaped) as the title"
 
