@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -50,7 +51,8 @@ const char options_help[] =
 "  -f, --format FMT       profile format: collapsed (default), raw,\n"
 "                         speedscope, stackprof, callgrind, pprof,\n"
 "                         samplingprof, svg (flamegraph), summary, lines\n"
-"                         (text reports), dot (call graph for graphviz);\n"
+"                         (text reports), dot (call graph for graphviz),\n"
+"                         annotate (source lines with samples);\n"
 "                         a -f applies to the next -o (after\n"
 "                         the last -o: to each -o without one); an -o\n"
 "                         without -f takes the format its name implies:\n"
@@ -162,12 +164,27 @@ options_view_parse(int c, const char *arg, struct output_opts *v, char *err,
 		v->limit = (unsigned)n;
 		return 0;
 	case OPTIONS_VIEW_MATCH:
+	{
+		regex_t re;
+		int rc;
+
 		if (!*arg) {
 			fail(err, errlen, "empty --match pattern");
 			return -1;
 		}
+		rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			fail(err, errlen, "invalid --match pattern '%s': %s",
+			     arg, msg);
+			return -1;
+		}
+		regfree(&re);
 		v->regex = arg;
 		return 0;
+	}
 	default:
 		fail(err, errlen, "unknown view option");
 		return -1;

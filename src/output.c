@@ -22,6 +22,7 @@ static const struct output_ops *const outputs[] = {
 	&output_summary,
 	&output_lines,
 	&output_dot,
+	&output_annotate,
 };
 
 #define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))

@@ -30,7 +30,7 @@ const char report_help[] =
 "  -o, --output OUT       write to OUT (default: stdout); may be repeated\n"
 "  -f, --format FMT       collapsed (default), raw, speedscope, stackprof,\n"
 "                         callgrind, pprof, samplingprof, svg, summary,\n"
-"                         lines, dot; a -f applies to\n"
+"                         lines, dot, annotate; a -f applies to\n"
 "                         the next -o (after the last -o: to each -o\n"
 "                         without one); an -o without -f takes the format\n"
 "                         its name implies (see rbflame --help)\n"

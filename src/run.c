@@ -133,6 +133,18 @@ record_meta(struct profile *p, const struct options *o, pid_t pid)
 		p->meta.command = xstrdup(cmd);
 	}
 	p->meta.mode = xstrdup(o->cpu ? "cpu" : "wall");
+	{
+		/* A chrooted target's files, for annotate after it exits. */
+		char link[64], root[4096];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
+		n = readlink(link, root, sizeof(root) - 1);
+		if (n > 0) {
+			root[n] = '\0';
+			p->meta.root = xstrdup(root);
+		}
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->meta.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull +
 				(uint64_t)ts.tv_nsec;

@@ -92,6 +92,7 @@ extern const struct output_ops output_svg;
 extern const struct output_ops output_summary;
 extern const struct output_ops output_lines;
 extern const struct output_ops output_dot;
+extern const struct output_ops output_annotate;
 
 /**
  * Makes one frame safe for collapsed-stack readers: no ';' (it separates
