@@ -8,8 +8,9 @@
  * largest changes of share; --fail-above PCT makes the exit status a
  * verdict for CI: 1 when some function's total share grew by more than
  * PCT points and the growth is significant at 99% for the sample counts
- * (two-proportion z test), so noise between two runs does not fail a
- * build. --svg and --collapsed write the differential flamegraph and
+ * (two-proportion z test, on effective sample counts: a recording's
+ * samples that cluster, as a preempted thread's do, weigh less), so
+ * noise between two runs does not fail a build. --svg and --collapsed write the differential flamegraph and
  * flamegraph.pl's differential input.
  */
 #include "config.h"
@@ -39,7 +40,8 @@ static const char diff_help[] =
 "stacks), function by function: the functions whose share of samples\n"
 "grew or shrank most, total (on the stack) and self (the leaf). A '*'\n"
 "marks a change of total share significant at 99% for the sample counts\n"
-"(two-proportion z test).\n"
+"(two-proportion z test; a recording's clustered samples count as fewer:\n"
+"prefer recordings to collapsed stacks for the verdict).\n"
 "\n"
 "Options:\n"
 "      --fail-above PCT   exit 1 when a function's total share grew by\n"
@@ -58,17 +60,112 @@ static const char diff_help[] =
 "it), 1 when one did, 2 on an error.\n";
 
 double
+diff_z_eff(double p1, double n1, double p2, double n2)
+{
+	double p, se;
+
+	if (n1 <= 0 || n2 <= 0)
+		return 0;
+	p = (p1 * n1 + p2 * n2) / (n1 + n2);
+	se = sqrt(p * (1 - p) * (1.0 / n1 + 1.0 / n2));
+	return se > 0 ? (p2 - p1) / se : 0;
+}
+
+double
 diff_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2)
 {
-	double p1, p2, p, se;
-
 	if (!n1 || !n2)
 		return 0;
-	p1 = (double)x1 / (double)n1;
-	p2 = (double)x2 / (double)n2;
-	p = (double)(x1 + x2) / (double)(n1 + n2);
-	se = sqrt(p * (1 - p) * (1.0 / (double)n1 + 1.0 / (double)n2));
-	return se > 0 ? (p2 - p1) / se : 0;
+	return diff_z_eff((double)x1 / (double)n1, (double)n1,
+			  (double)x2 / (double)n2, (double)n2);
+}
+
+static const struct profile *order_prof;
+
+/* Samples by process, thread, then time: each thread's sequence. */
+static int
+cmp_sample_order(const void *x, const void *y)
+{
+	const struct profile_sample *a = &order_prof->samples[*(const size_t *)x];
+	const struct profile_sample *b = &order_prof->samples[*(const size_t *)y];
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns ? -1 : 1;
+	return (*(const size_t *)x > *(const size_t *)y) -
+	       (*(const size_t *)x < *(const size_t *)y);
+}
+
+/*
+ * How much each function's samples cluster: the lag-1 autocorrelation of
+ * "the function is on the stack" along each thread's timed samples. A
+ * thread preempted by a busy machine stays sampled in the same place for
+ * many ticks, and those samples are not independent evidence. rho[f] is
+ * 0 for an untimed profile (collapsed stacks carry no order).
+ */
+static void
+autocorrelation(const struct profile *q, const struct callgraph *g,
+		double *rho)
+{
+	size_t n = q->nsamples, pairs = 0;
+	size_t *order;
+	uint64_t *both, *on, *stamp_prev, *stamp_cur;
+
+	for (size_t f = 0; f < g->nfuncs; f++)
+		rho[f] = 0;
+	if (n < 3)
+		return;
+	order = xmalloc(n * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	order_prof = q;
+	qsort(order, n, sizeof(*order), cmp_sample_order);
+	order_prof = NULL;
+	both = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*both));
+	on = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*on));
+	stamp_prev = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*stamp_prev));
+	stamp_cur = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*stamp_cur));
+	for (size_t k = 0; k < n; k++) {
+		const struct profile_sample *cur = &q->samples[order[k]];
+		const struct profile_stack *st = &q->stacks[cur->stack];
+		bool pair = k > 0 &&
+			    q->samples[order[k - 1]].pid == cur->pid &&
+			    q->samples[order[k - 1]].tid == cur->tid;
+
+		if (pair)
+			pairs++;
+		for (uint32_t d = 0; d < st->depth; d++) {
+			uint32_t f = g->frame_func[st->frames[d]];
+
+			if (stamp_cur[f] == k + 1)
+				continue;	/* recursion: once */
+			stamp_cur[f] = k + 1;
+			on[f]++;
+			if (pair && stamp_prev[f] == k)
+				both[f]++;
+		}
+		/* This sample's functions become the previous ones. */
+		for (uint32_t d = 0; d < st->depth; d++)
+			stamp_prev[g->frame_func[st->frames[d]]] = k + 1;
+	}
+	for (size_t f = 0; f < g->nfuncs && pairs > 1; f++) {
+		double pf = (double)on[f] / (double)n;
+		double r;
+
+		if (pf <= 0 || pf >= 1)
+			continue;
+		r = ((double)both[f] / (double)pairs - pf * pf) /
+		    (pf * (1 - pf));
+		rho[f] = r < 0 ? 0 : r > 0.99 ? 0.99 : r;
+	}
+	free(order);
+	free(both);
+	free(on);
+	free(stamp_prev);
+	free(stamp_cur);
 }
 
 /* The function a frame belongs to, as text: "LABEL (FILE)" or the text. */
@@ -104,6 +201,7 @@ diff_by_function(const struct profile *p)
 	struct profile *q = profile_create();
 	uint32_t *map = xmalloc((p->nframes ? p->nframes : 1) * sizeof(*map));
 	uint32_t *fr = xmalloc(PROFILE_MAX_DEPTH * sizeof(*fr));
+	uint64_t *timed;
 
 	for (uint32_t id = 0; id < p->nframes; id++) {
 		const struct profile_frame *f = &p->frames[id];
@@ -120,15 +218,29 @@ diff_by_function(const struct profile *p)
 		free(label);
 		free(file);
 	}
+	/* Timed samples in their order (the significance test reads it),
+	 * then what each stack counts beyond them (collapsed input). */
+	timed = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*timed));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct profile_sample *sm = &p->samples[i];
+		const struct profile_stack *st = &p->stacks[sm->stack];
+
+		for (uint32_t d = 0; d < st->depth; d++)
+			fr[d] = map[st->frames[d]];
+		profile_add_sample(q, sm->time_ns, sm->pid, sm->tid, sm->state,
+				   fr, st->depth);
+		timed[sm->stack]++;
+	}
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct profile_stack *st = &p->stacks[s];
 
-		if (!st->count)
+		if (st->count <= timed[s])
 			continue;
 		for (uint32_t d = 0; d < st->depth; d++)
 			fr[d] = map[st->frames[d]];
-		profile_add_count(q, fr, st->depth, st->count);
+		profile_add_count(q, fr, st->depth, st->count - timed[s]);
 	}
+	free(timed);
 	free(map);
 	free(fr);
 	return q;
@@ -168,6 +280,10 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 		struct profile *q = diff_by_function(in[k]);
 		struct callgraph *g = callgraph_create(q);
 
+		double *rho = xmalloc((g->nfuncs ? g->nfuncs : 1) *
+				      sizeof(*rho));
+
+		autocorrelation(q, g, rho);
 		r->samples[k] = g->samples;
 		for (size_t i = 0; i < g->nfuncs; i++) {
 			const char *name = profile_frame_name(q,
@@ -185,7 +301,10 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 			row = &r->rows[id];
 			row->total[k] += g->funcs[i].total;
 			row->self[k] += g->funcs[i].self;
+			if (rho[i] > row->rho[k])
+				row->rho[k] = rho[i];
 		}
+		free(rho);
 		callgraph_destroy(g);
 		profile_destroy(q);
 	}
@@ -197,8 +316,17 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 				   share(row->total[DIFF_BASE], r->samples[0]);
 		row->self_delta = share(row->self[DIFF_NEW], r->samples[1]) -
 				  share(row->self[DIFF_BASE], r->samples[0]);
-		row->z = diff_z(row->total[DIFF_BASE], r->samples[0],
-				row->total[DIFF_NEW], r->samples[1]);
+		/* Clustered samples count for fewer: n (1 - rho) / (1 + rho),
+		 * the effective size of an AR(1) series. */
+		for (int k = 0; k < 2; k++)
+			row->n_eff[k] = (double)r->samples[k] *
+					(1 - row->rho[k]) / (1 + row->rho[k]);
+		row->z = diff_z_eff(share(row->total[DIFF_BASE],
+					  r->samples[0]) / 100,
+				    row->n_eff[DIFF_BASE],
+				    share(row->total[DIFF_NEW],
+					  r->samples[1]) / 100,
+				    row->n_eff[DIFF_NEW]);
 		row->significant = fabs(row->z) > DIFF_Z99;
 	}
 	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
@@ -459,10 +587,12 @@ diff_main(int argc, char **argv)
 			if (w->total_delta > fail_above && w->significant) {
 				printf("FAIL: %s: total share %.1f%% -> %.1f%% "
 				       "(%+.1f points, above %g; z = %.1f, "
-				       "significant at 99%%)\n", w->name,
+				       "significant at 99%%; effective "
+				       "samples %.0f, %.0f)\n", w->name,
 				       share(w->total[DIFF_BASE], r.samples[0]),
 				       share(w->total[DIFF_NEW], r.samples[1]),
-				       w->total_delta, fail_above, w->z);
+				       w->total_delta, fail_above, w->z,
+				       w->n_eff[DIFF_BASE], w->n_eff[DIFF_NEW]);
 				bad++;
 			}
 		}

@@ -28,7 +28,11 @@ struct diff_row {
 	uint64_t self[2];	/* samples with it as the leaf */
 	double total_delta;	/* change of the total share, in points */
 	double self_delta;
-	double z;		/* two-proportion z of the total share */
+	double rho[2];		/* lag-1 autocorrelation of its presence
+				 * along each thread's timed samples */
+	double n_eff[2];	/* samples as independent evidence */
+	double z;		/* two-proportion z of the total share,
+				 * from the effective sample sizes */
 	bool significant;	/* |z| > DIFF_Z99 */
 };
 
@@ -56,6 +60,12 @@ void diff_result_fini(struct diff_result *r);
  * either count is 0 or nothing varies.
  */
 double diff_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
+
+/**
+ * The same from shares p1, p2 (0..1) and effective sample sizes n1, n2,
+ * which clustered samples make smaller than the counts.
+ */
+double diff_z_eff(double p1, double n1, double p2, double n2);
 
 /**
  * Runs "rbflame diff"; argv[0] is "diff". Returns 0 (no frame grew too

@@ -114,6 +114,55 @@ START_TEST(test_compare)
 }
 END_TEST
 
+/* n timed samples of one thread: "main;a" or "main;b", in runs of len;
+ * len 0: three a, two b, over and over. */
+static struct profile *
+timed_profile(size_t n, size_t len)
+{
+	struct profile *p = profile_create();
+	uint32_t f[2];
+
+	f[0] = profile_frame(p, "main");
+	for (size_t i = 0; i < n; i++) {
+		bool a = len ? (i / len) % 2 == 0 : i % 5 < 3;
+
+		f[1] = profile_frame(p, a ? "a" : "b");
+		profile_add_sample(p, i * 1000, 1, 1, PROFILE_STATE_RUNNING, f,
+				   2);
+	}
+	return p;
+}
+
+START_TEST(test_clustered)
+{
+	/* Alternating a, b: independent-looking, full weight. Runs of 50:
+	 * the same shares, but the samples cluster and count for little. */
+	struct profile *alt = timed_profile(1000, 1);
+	struct profile *runs = timed_profile(1000, 50);
+	struct profile *more = timed_profile(1000, 0);
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_compare(alt, more, &r);
+	w = row(&r, "a");
+	ck_assert(w->rho[DIFF_BASE] < 0.05);
+	ck_assert(w->n_eff[DIFF_BASE] > 900);
+	ck_assert(fabs(w->total_delta - 10) < 1e-9);
+	ck_assert(w->significant);	/* 50% -> 60%: z about 4 */
+	diff_result_fini(&r);
+	diff_compare(runs, more, &r);
+	w = row(&r, "a");
+	ck_assert(w->rho[DIFF_BASE] > 0.9);
+	ck_assert(w->n_eff[DIFF_BASE] < 60);
+	ck_assert(fabs(w->total_delta - 10) < 1e-9);
+	ck_assert(!w->significant);	/* 20-odd runs are little evidence */
+	diff_result_fini(&r);
+	profile_destroy(alt);
+	profile_destroy(runs);
+	profile_destroy(more);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -125,6 +174,7 @@ main(void)
 	tcase_add_test(tc, test_z);
 	tcase_add_test(tc, test_by_function);
 	tcase_add_test(tc, test_compare);
+	tcase_add_test(tc, test_clustered);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
