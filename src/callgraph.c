@@ -97,14 +97,16 @@ map_get(const struct map *m, uint64_t key)
 	return m->vals[i] ? (int64_t)m->vals[i] - 1 : -1;
 }
 
-/* Two frames are one function when all but line and address agree; a
- * native frame without a symbol is its own function per address. */
+/* Two frames are one function when all but line and address agree (a
+ * C method's file and line too: they are its caller's); a native frame
+ * without a symbol is its own function per address. */
 static uint64_t
 func_key_hash(const struct profile *p, const struct profile_frame *f)
 {
 	uint64_t h = f->kind;
 
-	h = mix(h ^ f->name) ^ f->file;
+	/* A C method's file and line are its caller's: not part of it. */
+	h = mix(h ^ f->name) ^ (f->kind == PROFILE_FRAME_CFUNC ? 0 : f->file);
 	h = mix(h) ^ f->build_id;
 	if (f->kind == PROFILE_FRAME_NAME || f->kind == PROFILE_FRAME_THREAD ||
 	    f->kind == PROFILE_FRAME_PROCESS)
@@ -118,8 +120,10 @@ static bool
 same_func(const struct profile *p, const struct profile_frame *a,
 	  const struct profile_frame *b)
 {
-	if (a->kind != b->kind || a->name != b->name || a->file != b->file ||
+	if (a->kind != b->kind || a->name != b->name ||
 	    a->build_id != b->build_id)
+		return false;
+	if (a->kind != PROFILE_FRAME_CFUNC && a->file != b->file)
 		return false;
 	if ((a->kind == PROFILE_FRAME_NAME || a->kind == PROFILE_FRAME_THREAD ||
 	     a->kind == PROFILE_FRAME_PROCESS) && a->text != b->text)
@@ -296,15 +300,15 @@ static const struct profile *sort_profile;
 static int
 cmp_sample(const void *x, const void *y)
 {
-	const struct profile_sample *a = &sort_profile->samples[*(const size_t *)x];
-	const struct profile_sample *c = &sort_profile->samples[*(const size_t *)y];
+	size_t i = *(const size_t *)x, k = *(const size_t *)y;
+	const struct profile_sample *a = &sort_profile->samples[i];
+	const struct profile_sample *c = &sort_profile->samples[k];
 
 	if (a->pid != c->pid)
 		return a->pid < c->pid ? -1 : 1;
 	if (a->tid != c->tid)
 		return a->tid < c->tid ? -1 : 1;
-	return (*(const size_t *)x > *(const size_t *)y) -
-	       (*(const size_t *)x < *(const size_t *)y);
+	return (i > k) - (i < k);
 }
 
 static void
@@ -378,8 +382,10 @@ create(const struct profile *p, bool by_frame)
 	for (size_t s = 0; s < p->nstacks; s++)
 		count_stack(&b, p, s);
 	estimate_calls(&b, p);
-	qsort(g->edges, g->nedges, sizeof(*g->edges), cmp_edge);
-	qsort(g->lines, g->nlines, sizeof(*g->lines), cmp_line);
+	if (g->nedges)	/* qsort() wants a pointer even for none */
+		qsort(g->edges, g->nedges, sizeof(*g->edges), cmp_edge);
+	if (g->nlines)
+		qsort(g->lines, g->nlines, sizeof(*g->lines), cmp_line);
 	map_fini(&b.edge_map);
 	map_fini(&b.line_map);
 	free(b.func_stamp);

@@ -397,16 +397,14 @@ raw_records(struct profile *p, const unsigned char *b, size_t len, char *err,
 			d = (struct profile_frame_desc){
 				.kind = f.kind,
 				.name = profile_str_get(p, f.name),
-				.file = f.file == PROFILE_NO_STR
-						? NULL
-						: profile_str_get(p, f.file),
-				.build_id = f.build_id == PROFILE_NO_STR
-						    ? NULL
-						    : profile_str_get(p, f.build_id),
 				.line = f.line,
 				.addr = f.addr,
 				.text = profile_str_get(p, f.text),
 			};
+			if (f.file != PROFILE_NO_STR)
+				d.file = profile_str_get(p, f.file);
+			if (f.build_id != PROFILE_NO_STR)
+				d.build_id = profile_str_get(p, f.build_id);
 			if (r.bad || profile_frame_make(p, &d) != before ||
 			    p->nframes != before + 1) {
 				fail(err, errcap,

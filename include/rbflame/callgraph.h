@@ -4,7 +4,9 @@
  * Call-graph aggregation over a profile, the one every graph-shaped
  * writer and report reads (callgrind, stackprof, samplingprof, dot,
  * summary). Frames that differ only by line are one function: a Ruby
- * method sampled at three lines is one node with three lines. Per
+ * method sampled at three lines is one node with three lines; a C
+ * method (whose file and line are its caller's) is one node whatever
+ * calls it. Per
  * function: self samples (it is the leaf) and total samples (it is on
  * the stack, counted once per sample even under recursion); per caller ->
  * callee edge: the samples whose stack holds that call (once per sample)

@@ -111,8 +111,8 @@ callgrind_write(const struct profile *p, FILE *f)
 			uint32_t v = callees[i];
 			size_t m = i;
 
-			while (m > 0 &&
-			       rank[e[callees[m - 1]].callee] > rank[e[v].callee]) {
+			while (m > 0 && rank[e[callees[m - 1]].callee] >
+						rank[e[v].callee]) {
 				callees[m] = callees[m - 1];
 				m--;
 			}
@@ -120,11 +120,11 @@ callgrind_write(const struct profile *p, FILE *f)
 		}
 		for (size_t i = 0; i < n; i++) {
 			const struct callgraph_edge *c = &e[callees[i]];
+			uint32_t cfr = g->funcs[c->callee].frame;
 
 			put_name(f, "cfl=", file_of(p, g, c->callee), buf, cap);
-			put_name(f, "cfn=",
-				 output_frame_label(p, g->funcs[c->callee].frame),
-				 buf, cap);
+			put_name(f, "cfn=", output_frame_label(p, cfr), buf,
+				 cap);
 			fprintf(f, "calls=%llu %d\n%d %llu\n",
 				(unsigned long long)c->calls,
 				g->funcs[c->callee].line, fu->line,

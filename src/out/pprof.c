@@ -170,24 +170,25 @@ pprof_write(const struct profile *p, FILE *f)
 	loc_map = xcalloc(p->nframes ? p->nframes : 1, sizeof(*loc_map));
 	for (uint32_t id = 0; id < p->nframes; id++) {
 		const struct profile_frame *fr = &p->frames[id];
+		int64_t file, build_id;
 		size_t m;
 
 		if (fr->kind != PROFILE_FRAME_NATIVE ||
 		    fr->file == PROFILE_NO_STR)
 			continue;
+		file = str(t, profile_str_get(p, fr->file));
+		build_id = str(t, profile_str_get(p, fr->build_id));
 		for (m = 0; m < nmaps; m++)
-			if (maps[m].filename == str(t, profile_str_get(p, fr->file)) &&
-			    maps[m].build_id ==
-				    str(t, profile_str_get(p, fr->build_id)))
+			if (maps[m].filename == file &&
+			    maps[m].build_id == build_id)
 				break;
 		if (m == nmaps) {
 			maps = xgrowarray(maps, &maps_cap, nmaps + 1,
 					  sizeof(*maps));
 			perftools__profiles__mapping__init(&maps[m]);
 			maps[m].id = m + 1;
-			maps[m].filename = str(t, profile_str_get(p, fr->file));
-			maps[m].build_id =
-				str(t, profile_str_get(p, fr->build_id));
+			maps[m].filename = file;
+			maps[m].build_id = build_id;
 			maps[m].has_functions = true;
 			nmaps++;
 		}

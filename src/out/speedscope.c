@@ -141,7 +141,8 @@ speedscope_write(const struct profile *p, FILE *f)
 		for (size_t i = thr[t].first; i < p->nsamples; i++)
 			if (p->samples[i].pid == thr[t].pid &&
 			    p->samples[i].tid == thr[t].tid)
-				write_stack(&j, &p->stacks[p->samples[i].stack]);
+				write_stack(&j,
+					    &p->stacks[p->samples[i].stack]);
 		json_array_end(&j);
 		json_key(&j, "weights");
 		json_array_begin(&j);

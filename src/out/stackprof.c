@@ -68,7 +68,8 @@ static void
 write_raw(struct json *j, const struct profile *p, const struct callgraph *g,
 	  const uint64_t *timed, bool lines)
 {
-	struct rle r = { .prev = xmalloc(PROFILE_MAX_DEPTH * sizeof(uint64_t)) };
+	struct rle r = { .prev = xmalloc(PROFILE_MAX_DEPTH *
+					 sizeof(*r.prev)) };
 	uint64_t *v = xmalloc(PROFILE_MAX_DEPTH * sizeof(*v));
 
 	for (size_t i = 0; i <= p->nsamples + p->nstacks; i++) {
@@ -87,13 +88,14 @@ write_raw(struct json *j, const struct profile *p, const struct callgraph *g,
 		} else {
 			break;
 		}
-		for (uint32_t d = 0; d < st->depth; d++)
-			v[d] = lines ? (uint64_t)(p->frames[st->frames[d]].line >
-							  0
-						  ? p->frames[st->frames[d]]
-							    .line
-						  : 0)
-				     : g->frame_func[st->frames[d]] + 1;
+		for (uint32_t d = 0; d < st->depth; d++) {
+			int32_t line = p->frames[st->frames[d]].line;
+
+			if (lines)
+				v[d] = line > 0 ? (uint64_t)line : 0;
+			else
+				v[d] = g->frame_func[st->frames[d]] + 1;
+		}
 		rle_add(j, &r, v, st->depth, n);
 	}
 	rle_flush(j, &r);

@@ -159,6 +159,35 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* A C method's file and line are its caller's: one function for all. */
+START_TEST(test_cfunc)
+{
+	struct profile *p = profile_create();
+	struct profile_frame_desc d = {
+		.kind = PROFILE_FRAME_CFUNC, .name = "Integer#times",
+		.file = "a.rb", .line = 3,
+	};
+	uint32_t m = rb(p, "<main>", "a.rb", 1), c1, c2;
+	uint32_t s[2];
+	struct callgraph *g;
+
+	c1 = profile_frame_make(p, &d);
+	d.file = "b.rb";
+	d.line = 7;
+	c2 = profile_frame_make(p, &d);
+	s[0] = m;
+	s[1] = c1;
+	profile_add_count(p, s, 2, 1);
+	s[1] = c2;
+	profile_add_count(p, s, 2, 2);
+	g = callgraph_create(p);
+	ck_assert_uint_eq(fn(g, c1), fn(g, c2));
+	ck_assert_uint_eq(g->funcs[fn(g, c1)].self, 3);
+	callgraph_destroy(g);
+	profile_destroy(p);
+}
+END_TEST
+
 START_TEST(test_empty)
 {
 	struct profile *p = profile_create();
@@ -185,6 +214,7 @@ main(void)
 	tcase_add_test(tc, test_rbspy_example);
 	tcase_add_test(tc, test_recursion_and_lines);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_cfunc);
 	tcase_add_test(tc, test_empty);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "rbflame/options.h"
+#include "rbflame/report.h"
 
 static struct options o;
 static char err[256];
@@ -154,6 +155,84 @@ START_TEST(test_help_version)
 }
 END_TEST
 
+/* ---- outputs (issue #6) ---- */
+START_TEST(test_outputs)
+{
+	ck_assert_int_eq(PARSE("-p", "1", "-o", "a.rbflame", "-o", "b.txt",
+			       "-o", "c.speedscope.json", "-o", "d.json",
+			       "-o", "e.stackprof.json", "-o", "x/callgrind.out.7",
+			       "-o", "f.callgrind", "-o", "g.pb.gz", "-o",
+			       "h.samplingprof", "-o", "i.collapsed", "-o",
+			       "unknown.out"),
+			 OPTIONS_OK);
+	ck_assert_uint_eq(o.outputs.n, 11);
+	ck_assert_str_eq(o.outputs.v[0].format, "raw");
+	ck_assert_str_eq(o.outputs.v[1].format, "collapsed");
+	ck_assert_str_eq(o.outputs.v[2].format, "speedscope");
+	ck_assert_str_eq(o.outputs.v[3].format, "speedscope");
+	ck_assert_str_eq(o.outputs.v[4].format, "stackprof");
+	ck_assert_str_eq(o.outputs.v[5].format, "callgrind");
+	ck_assert_str_eq(o.outputs.v[6].format, "callgrind");
+	ck_assert_str_eq(o.outputs.v[7].format, "pprof");
+	ck_assert_str_eq(o.outputs.v[8].format, "samplingprof");
+	ck_assert_str_eq(o.outputs.v[9].format, "collapsed");
+	ck_assert_str_eq(o.outputs.v[10].format, "collapsed");
+	ck_assert_str_eq(o.output, "a.rbflame");
+	ck_assert_str_eq(o.format, "raw");
+	/* -f applies to the next -o; the rest go by name. */
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "pprof", "-o", "a.txt", "-o",
+			       "b.txt"),
+			 OPTIONS_OK);
+	ck_assert_str_eq(o.outputs.v[0].format, "pprof");
+	ck_assert_str_eq(o.outputs.v[1].format, "collapsed");
+	/* A -f after the last -o: every -o without one. */
+	ck_assert_int_eq(PARSE("-p", "1", "-o", "a.txt", "-f", "stackprof"),
+			 OPTIONS_OK);
+	ck_assert_str_eq(o.format, "stackprof");
+	/* No -o: standard output in the -f format. */
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "speedscope"), OPTIONS_OK);
+	ck_assert_uint_eq(o.outputs.n, 1);
+	ck_assert_ptr_null(o.outputs.v[0].path);
+	ck_assert_str_eq(o.format, "speedscope");
+	ck_assert_int_eq(PARSE("-p", "1", "-o", "a", "-o", "a"), OPTIONS_ERROR);
+	ck_assert_ptr_nonnull(strstr(err, "given twice"));
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "nope"), OPTIONS_ERROR);
+	ck_assert_ptr_nonnull(strstr(err, "speedscope"));
+}
+END_TEST
+
+static enum options_result
+report_list(struct report_options *r, int argc, const char **args)
+{
+	char *argv[16];
+
+	for (int i = 0; i < argc; i++)
+		argv[i] = (char *)args[i];
+	argv[argc] = NULL;
+	return report_parse(argc, argv, r, err, sizeof(err));
+}
+
+START_TEST(test_report)
+{
+	struct report_options r;
+	const char *ok[] = { "report", "-i", "p.rbflame", "-o", "a.pb.gz",
+			     "-f", "collapsed", "-o", "b.json" };
+	const char *no_input[] = { "report", "-o", "x.txt" };
+	const char *extra[] = { "report", "-i", "a", "b" };
+
+	ck_assert_int_eq(report_list(&r, 9, ok), OPTIONS_OK);
+	ck_assert_str_eq(r.input, "p.rbflame");
+	ck_assert_uint_eq(r.outputs.n, 2);
+	ck_assert_str_eq(r.outputs.v[0].format, "pprof");
+	ck_assert_str_eq(r.outputs.v[1].format, "collapsed");
+	ck_assert_int_eq(report_list(&r, 3, no_input), OPTIONS_ERROR);
+	ck_assert_ptr_nonnull(strstr(err, "-i FILE"));
+	ck_assert_int_eq(report_list(&r, 4, extra), OPTIONS_ERROR);
+	ck_assert_ptr_nonnull(strstr(err, "'b'"));
+}
+END_TEST
+/* ---- end of outputs ---- */
+
 int
 main(void)
 {
@@ -168,6 +247,8 @@ main(void)
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_views);
 	tcase_add_test(tc, test_help_version);
+	tcase_add_test(tc, test_outputs);
+	tcase_add_test(tc, test_report);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
