@@ -335,7 +335,8 @@ static const char css[] =
  * depth (data-d); zooming to a frame redraws the frames inside it to the
  * full width and its ancestors across, and hides the rest. A search marks
  * the matching frames and shows the share of samples under them, each
- * sample counted once. "?s=REGEX" in the address searches on load. When
+ * sample counted once. "?s=REGEX" in the address searches on load,
+ * "?z=REGEX" zooms to the first frame matching (a link to share). When
  * laid out it sets data-rbflame-ready on the root, which tests read.
  */
 static const char script[] =
@@ -457,6 +458,14 @@ static const char script[] =
 	"  if (q) {\n"
 	"    try { search(new RegExp(decodeURIComponent(q[1]))); }\n"
 	"    catch (e) { matched.textContent = e.message; }\n"
+	"  }\n"
+	"  q = /[?&]z=([^&]*)/.exec(window.location.search);\n"
+	"  if (q) {\n"
+	"    try {\n"
+	"      var zr = new RegExp(decodeURIComponent(q[1]));\n"
+	"      for (i = 0; i < G.length; i++)\n"
+	"        if (D[i] > 0 && zr.test(F[i])) { zoom(i); break; }\n"
+	"    } catch (e) { matched.textContent = e.message; }\n"
 	"  }\n"
 	"  svg.setAttribute(\"data-rbflame-ready\", String(G.length));\n"
 	"}\n"

@@ -106,3 +106,18 @@ perl -e 'exit !($ARGV[0] >= 20 && $ARGV[0] <= 45)' "$pct" ||
 grep -q '>Matched: '"$pct"'% (' "$T/dom.html" ||
 	fail "the matched share is not shown"
 say "DOM: $n frames laid out, the three steps named; search: $pct% matched"
+
+# Zoomed by the address (?z=): Workload#tax across the whole width, its
+# siblings hidden, its ancestors across and faded.
+dump_dom "file://$T/flame.svg?z=%5EWorkload%23tax" "$T/zoom.html"
+grep -q 'data-rbflame-zoom="Workload#tax (' "$T/zoom.html" ||
+	fail "?z=^Workload%23tax did not zoom"
+perl -0777 -ne '
+	for my $g (/(<g class="f[^"]*"[^>]*>.*?<\/g>)/gs) {
+		$tax++ if $g =~ /<title>Workload#tax \(.*<rect x="10\.0" [^>]*width="1180\.0"/s;
+		$hidden++ if $g =~ /style="display: none;"[^>]*><title>Workload#(parse|render) /;
+		$up++ if $g =~ /^<g class="f up"[^>]*><title>block in Workload#run .*width="1180\.0"/s;
+	}
+	exit !($tax && $hidden && $up);
+' "$T/zoom.html" || fail "zoomed layout wrong"
+say "?z=: Workload#tax zoomed to the full width, parse and render hidden"
