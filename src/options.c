@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <regex.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,11 +23,13 @@ const char options_help[] =
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
 "       rbflame dump -p PID [--snapshot FILE | --layout]\n"
 "       rbflame report -i FILE [-f FMT] [-o OUT]...\n"
+"       rbflame diff [--fail-above PCT] [--svg FILE] BASE NEW\n"
 "Sample the stacks of a running process, or of a command it launches, and\n"
 "write a profile (collapsed stacks for flamegraph.pl by default). A Ruby\n"
 "process gives Ruby stacks read from its VM; any other process its native\n"
 "stacks. 'rbflame dump' prints every Ruby thread's stack once;\n"
-"'rbflame report' converts a recording (-f raw) into other formats.\n"
+"'rbflame report' converts a recording (-f raw) into other formats;\n"
+"'rbflame diff' compares two profiles (see 'rbflame diff --help').\n"
 "\n"
 "Target:\n"
 "  -p, --pid PID          attach to the running process PID\n"
@@ -47,16 +50,27 @@ const char options_help[] =
 "                         be repeated to write several formats at once\n"
 "  -f, --format FMT       profile format: collapsed (default), raw,\n"
 "                         speedscope, stackprof, callgrind, pprof,\n"
-"                         samplingprof; a -f applies to the next -o (after\n"
+"                         samplingprof, svg (flamegraph), summary, lines\n"
+"                         (text reports), dot (call graph for graphviz),\n"
+"                         annotate (source lines with samples);\n"
+"                         a -f applies to the next -o (after\n"
 "                         the last -o: to each -o without one); an -o\n"
 "                         without -f takes the format its name implies:\n"
 "                         .txt .collapsed, .rbflame (raw),\n"
 "                         .speedscope.json .json, .stackprof.json,\n"
 "                         .callgrind callgrind.out.*, .pb.gz (pprof),\n"
-"                         .samplingprof\n"
+"                         .samplingprof, .svg, .dot\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"
+"\n"
+"Views:\n"
+"      --title TEXT       the svg's title (default \"Flame Graph\")\n"
+"      --icicle           svg: roots at the top, growing down\n"
+"      --limit N          text reports: the N heaviest rows only\n"
+"      --match REGEX      annotate: the functions whose name matches\n"
+"\n"
+"Reading Ruby:\n"
 "      --force-version X.Y  read Ruby with the layout of release X.Y\n"
 "                         (for a release whose structs match it)\n"
 "\n"
@@ -104,6 +118,7 @@ static const struct option long_options[] = {
 	/* --native */
 	{ "native", no_argument, NULL, OPT_NATIVE },
 	{ "native-all", no_argument, NULL, OPT_NATIVE_ALL },
+	OPTIONS_VIEW_LONG_OPTIONS,
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -133,6 +148,59 @@ parse_double(const char *s, double *out)
 	if (errno || end == s || *end || !isfinite(*out))
 		return -1;
 	return 0;
+}
+
+int
+options_view_parse(int c, const char *arg, struct output_opts *v, char *err,
+		   size_t errlen)
+{
+	char *end;
+	long n;
+
+	switch (c) {
+	case OPTIONS_VIEW_TITLE:
+		v->title = arg;
+		return 0;
+	case OPTIONS_VIEW_ICICLE:
+		v->icicle = true;
+		return 0;
+	case OPTIONS_VIEW_LIMIT:
+		errno = 0;
+		n = strtol(arg, &end, 10);
+		if (errno || end == arg || *end || n < 1 || n > 1000000) {
+			fail(err, errlen,
+			     "invalid limit '%s': expected a number of rows from 1 to 1000000",
+			     arg);
+			return -1;
+		}
+		v->limit = (unsigned)n;
+		return 0;
+	case OPTIONS_VIEW_MATCH:
+	{
+		regex_t re;
+		int rc;
+
+		if (!*arg) {
+			fail(err, errlen, "empty --match pattern");
+			return -1;
+		}
+		rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+		if (rc) {
+			char msg[128];
+
+			regerror(rc, &re, msg, sizeof(msg));
+			fail(err, errlen, "invalid --match pattern '%s': %s",
+			     arg, msg);
+			return -1;
+		}
+		regfree(&re);
+		v->regex = arg;
+		return 0;
+	}
+	default:
+		fail(err, errlen, "unknown view option");
+		return -1;
+	}
 }
 
 int
@@ -305,6 +373,14 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 			o->native = o->native_all = true;
 			break;
 		/* ---- end of --native ---- */
+		case OPTIONS_VIEW_TITLE:
+		case OPTIONS_VIEW_ICICLE:
+		case OPTIONS_VIEW_LIMIT:
+		case OPTIONS_VIEW_MATCH:
+			if (options_view_parse(c, optarg, &o->view, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
+			break;
 		case 'q':
 			o->quiet = true;
 			break;

@@ -18,6 +18,11 @@ static const struct output_ops *const outputs[] = {
 	&output_callgrind,
 	&output_pprof,
 	&output_samplingprof,
+	&output_svg,
+	&output_summary,
+	&output_lines,
+	&output_dot,
+	&output_annotate,
 };
 
 #define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
@@ -72,7 +77,27 @@ output_for_file(const char *path)
 const char *
 output_names(void)
 {
-	return "collapsed, raw, speedscope, stackprof, callgrind, pprof, samplingprof";
+	static char names[256];
+
+	/* Built from the table, so a new writer is listed without an edit. */
+	if (!names[0])
+		for (size_t i = 0; i < sizeof(outputs) / sizeof(outputs[0]);
+		     i++)
+			snprintf(names + strlen(names),
+				 sizeof(names) - strlen(names), "%s%s",
+				 i ? ", " : "", outputs[i]->name);
+	return names;
+}
+
+int
+output_write(const struct output_ops *w, const struct profile *p,
+	     const struct output_opts *o, FILE *f)
+{
+	static const struct output_opts none;
+
+	if (w->write_opts)
+		return w->write_opts(p, o ? o : &none, f);
+	return w->write(p, f);
 }
 
 uint64_t

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rbflame/diff.h"
 #include "rbflame/dump.h"
 #include "rbflame/error.h"
 #include "rbflame/options.h"
@@ -25,6 +26,8 @@ main(int argc, char **argv)
 		return dump_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "diff"))
+		return diff_main(argc - 1, argv + 1);
 	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
 	case OPTIONS_HELP:
 		fputs(options_help, stdout);

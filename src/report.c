@@ -29,10 +29,15 @@ const char report_help[] =
 "  -i, --input FILE       the profile to read ('-': standard input)\n"
 "  -o, --output OUT       write to OUT (default: stdout); may be repeated\n"
 "  -f, --format FMT       collapsed (default), raw, speedscope, stackprof,\n"
-"                         callgrind, pprof, samplingprof; a -f applies to\n"
+"                         callgrind, pprof, samplingprof, svg, summary,\n"
+"                         lines, dot, annotate; a -f applies to\n"
 "                         the next -o (after the last -o: to each -o\n"
 "                         without one); an -o without -f takes the format\n"
 "                         its name implies (see rbflame --help)\n"
+"      --title TEXT       svg: the title\n"
+"      --icicle           svg: roots at the top\n"
+"      --limit N          summary, lines, dot, annotate: the N heaviest\n"
+"      --match REGEX      annotate: the functions whose name matches\n"
 "  -q, --quiet            no notices\n"
 "  -h, --help             show this help and exit\n";
 
@@ -57,6 +62,7 @@ report_parse(int argc, char **argv, struct report_options *r, char *err,
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		OPTIONS_VIEW_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
 	int c;
@@ -85,6 +91,14 @@ report_parse(int argc, char **argv, struct report_options *r, char *err,
 			break;
 		case 'q':
 			r->quiet = true;
+			break;
+		case OPTIONS_VIEW_TITLE:
+		case OPTIONS_VIEW_ICICLE:
+		case OPTIONS_VIEW_LIMIT:
+		case OPTIONS_VIEW_MATCH:
+			if (options_view_parse(c, optarg, &r->view, err,
+					       errlen) < 0)
+				return OPTIONS_ERROR;
 			break;
 		case 'h':
 			return OPTIONS_HELP;
@@ -139,7 +153,7 @@ report_main(int argc, char **argv)
 	if (profile_total(p) == 0)
 		notice_msg("%s holds no samples", r.input);
 	if (run_open_outputs(&r.outputs, outs) < 0 ||
-	    run_write_outputs(&r.outputs, outs, p) < 0)
+	    run_write_outputs(&r.outputs, outs, p, &r.view) < 0)
 		code = 1;
 	profile_destroy(p);
 	return code;

@@ -133,6 +133,18 @@ record_meta(struct profile *p, const struct options *o, pid_t pid)
 		p->meta.command = xstrdup(cmd);
 	}
 	p->meta.mode = xstrdup(o->cpu ? "cpu" : "wall");
+	{
+		/* A chrooted target's files, for annotate after it exits. */
+		char link[64], root[4096];
+		ssize_t n;
+
+		snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
+		n = readlink(link, root, sizeof(root) - 1);
+		if (n > 0) {
+			root[n] = '\0';
+			p->meta.root = xstrdup(root);
+		}
+	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->meta.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull +
 				(uint64_t)ts.tv_nsec;
@@ -256,7 +268,7 @@ out_close:
 
 int
 run_write_outputs(const struct options_outputs *os, FILE **files,
-		  const struct profile *prof)
+		  const struct profile *prof, const struct output_opts *view)
 {
 	int ret = 0;
 
@@ -266,7 +278,8 @@ run_write_outputs(const struct options_outputs *os, FILE **files,
 						 : "standard output";
 
 		errno = 0;
-		if (w->write(prof, files[i]) < 0 || fflush(files[i]) != 0) {
+		if (output_write(w, prof, view, files[i]) < 0 ||
+		    fflush(files[i]) != 0) {
 			perror_msg("cannot write the %s profile to %s", w->name,
 				   name);
 			ret = -1;
@@ -358,7 +371,7 @@ run_profile(const struct options *o)
 		error_msg("%s", c.fatal_msg);
 		code = fail;
 	}
-	if (run_write_outputs(&o->outputs, outs, c.prof) < 0)
+	if (run_write_outputs(&o->outputs, outs, c.prof, &o->view) < 0)
 		code = fail;
 	/* After a fatal error with nothing collected, its line says it all. */
 	if (!c.fatal_msg[0] || c.prof->stats.samples) {

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "rbflame/output.h"
+
 #define RATE_DEFAULT 99.0
 #define RATE_MAX 10000.0
 
@@ -50,6 +52,29 @@ int options_outputs_resolve(struct options_outputs *os, char *err,
 			    size_t errlen);
 /* ---- end of outputs ---------------------------------------------------- */
 
+/* ---- views (issue #7): options of the svg and report formats -------- */
+enum {
+	OPTIONS_VIEW_TITLE = 0x200,
+	OPTIONS_VIEW_ICICLE,
+	OPTIONS_VIEW_LIMIT,
+	OPTIONS_VIEW_MATCH,
+};
+
+/* Their getopt_long entries, for every command line that writes views. */
+#define OPTIONS_VIEW_LONG_OPTIONS                                          \
+	{ "title", required_argument, NULL, OPTIONS_VIEW_TITLE },          \
+	{ "icicle", no_argument, NULL, OPTIONS_VIEW_ICICLE },              \
+	{ "limit", required_argument, NULL, OPTIONS_VIEW_LIMIT },          \
+	{ "match", required_argument, NULL, OPTIONS_VIEW_MATCH }
+
+/**
+ * Applies view option c (an OPTIONS_VIEW_* code) with its argument to v:
+ * 0, or -1 with a one-line message in err.
+ */
+int options_view_parse(int c, const char *arg, struct output_opts *v,
+		       char *err, size_t errlen);
+/* ---- end of views ------------------------------------------------------ */
+
 struct options {
 	pid_t pid;		/* -p; 0 in launch mode */
 	char **command;		/* launch mode: argv of the program, NULL-terminated */
@@ -65,6 +90,7 @@ struct options {
 	/* --native: native frames woven into Ruby stacks */
 	bool native;		/* --native (or --native-all) */
 	bool native_all;	/* --native-all: the VM's frames too */
+	struct output_opts view; /* --title, --icicle, --limit, --match */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

@@ -14,6 +14,14 @@
 
 #include "rbflame/profile.h"
 
+/** What a user asks of a view beyond the profile (from the options). */
+struct output_opts {
+	const char *title;	/* --title; NULL: the writer's own */
+	bool icicle;		/* --icicle: roots at the top */
+	unsigned limit;		/* --limit N: rows of a text report, 0 all */
+	const char *regex;	/* annotate: the methods to show */
+};
+
 /*
  * What a writer may read, so that a raw recording reproduces its output
  * byte for byte: the string pool, frames, stacks (with counts), samples,
@@ -27,6 +35,9 @@ struct output_ops {
 	const char *description;
 	/* Writes p to f: 0, or -1 with errno (the caller reports). */
 	int (*write)(const struct profile *p, FILE *f);
+	/* A writer that takes options sets this one instead of write. */
+	int (*write_opts)(const struct profile *p,
+			  const struct output_opts *o, FILE *f);
 	/* File names that mean this format: endings (".pb.gz") and
 	 * beginnings of the base name ("callgrind.out."); NULL-ended. */
 	const char *const *suffixes;
@@ -40,6 +51,13 @@ const struct output_ops *output_find(const char *name);
 const struct output_ops *output_for_file(const char *path);
 /** "collapsed, ..." for messages. */
 const char *output_names(void);
+/**
+ * Writes p with w to f, passing o (NULL: defaults) to writers that take
+ * options: 0, or -1 with errno.
+ */
+int output_write(const struct output_ops *w, const struct profile *p,
+		 const struct output_opts *o, FILE *f);
+
 /** The writers, for listings: the n-th, or NULL past the end. */
 const struct output_ops *output_at(size_t n);
 
@@ -70,6 +88,11 @@ extern const struct output_ops output_callgrind;
 extern const struct output_ops output_stackprof;
 extern const struct output_ops output_samplingprof;
 extern const struct output_ops output_pprof;
+extern const struct output_ops output_svg;
+extern const struct output_ops output_summary;
+extern const struct output_ops output_lines;
+extern const struct output_ops output_dot;
+extern const struct output_ops output_annotate;
 
 /**
  * Makes one frame safe for collapsed-stack readers: no ';' (it separates

@@ -15,6 +15,7 @@
 struct report_options {
 	const char *input;		/* -i FILE; "-" is standard input */
 	struct options_outputs outputs;
+	struct output_opts view;	/* --title, --icicle, --limit, --match */
 	bool quiet;
 };
 

@@ -24,8 +24,12 @@ int run_profile(const struct options *o);
  * nothing left open.
  */
 int run_open_outputs(const struct options_outputs *os, FILE **files);
-/** Writes prof to each output and closes it: 0, or -1 after printing. */
+/**
+ * Writes prof to each output with the view options (NULL: defaults) and
+ * closes it: 0, or -1 after printing.
+ */
 int run_write_outputs(const struct options_outputs *os, FILE **files,
-		      const struct profile *prof);
+		      const struct profile *prof,
+		      const struct output_opts *view);
 
 #endif

@@ -126,6 +126,38 @@ START_TEST(test_native)
 }
 END_TEST
 
+/* Views: --title, --icicle, --limit, --match. */
+START_TEST(test_views)
+{
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "svg"), OPTIONS_OK);
+	ck_assert_ptr_null(o.view.title);
+	ck_assert(!o.view.icicle);
+	ck_assert_uint_eq(o.view.limit, 0);
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "svg", "--title", "T",
+			       "--icicle", "--limit", "12", "--match",
+			       "A#(b|c)$"),
+			 OPTIONS_OK);
+	ck_assert_str_eq(o.view.title, "T");
+	ck_assert(o.view.icicle);
+	ck_assert_uint_eq(o.view.limit, 12);
+	ck_assert_str_eq(o.view.regex, "A#(b|c)$");
+	ck_assert_int_eq(PARSE("-p", "1", "--limit", "0"), OPTIONS_ERROR);
+	ck_assert(strstr(err, "invalid limit") != NULL);
+	ck_assert_int_eq(PARSE("-p", "1", "--limit", "5x"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "1", "--match", "("), OPTIONS_ERROR);
+	ck_assert(strstr(err, "invalid --match pattern") != NULL);
+	ck_assert_int_eq(PARSE("-p", "1", "--match", ""), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "summary"), OPTIONS_OK);
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "dot"), OPTIONS_OK);
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "lines"), OPTIONS_OK);
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "annotate"), OPTIONS_OK);
+	ck_assert_int_eq(PARSE("-p", "1", "-o", "x.svg"), OPTIONS_OK);
+	ck_assert_str_eq(o.outputs.v[0].format, "svg");
+	ck_assert_int_eq(PARSE("-p", "1", "-o", "x.dot"), OPTIONS_OK);
+	ck_assert_str_eq(o.outputs.v[0].format, "dot");
+}
+END_TEST
+
 START_TEST(test_help_version)
 {
 	ck_assert_int_eq(PARSE("-h"), OPTIONS_HELP);
@@ -227,6 +259,7 @@ main(void)
 	tcase_add_test(tc, test_launch);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_native);
+	tcase_add_test(tc, test_views);
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_outputs);
 	tcase_add_test(tc, test_report);

@@ -143,7 +143,7 @@ fixture_write(const struct output_ops *w, const struct profile *p,
 	char *buf = NULL;
 	FILE *f = open_memstream(&buf, len);
 
-	ck_assert_int_eq(w->write(p, f), 0);
+	ck_assert_int_eq(output_write(w, p, NULL, f), 0);
 	fclose(f);
 	return buf;
 }

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * "rbflame diff BASE NEW": how two profiles of the same program differ,
+ * function by function (frames that differ only by line are one, so a
+ * shifted line does not read as a change). The comparison is pure and
+ * unit-tested; diff_main() reads the files and writes the table, the
+ * differential flamegraph and flamegraph.pl's differential input.
+ */
+#ifndef RBFLAME_DIFF_H
+#define RBFLAME_DIFF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "rbflame/profile.h"
+
+/* |z| above this: a difference of proportions significant at 99%
+ * (two-sided). */
+#define DIFF_Z99 2.5758293035489004
+
+enum { DIFF_BASE, DIFF_NEW };
+
+struct diff_row {
+	char *name;		/* "LABEL (FILE)", or the frame's text */
+	uint64_t total[2];	/* samples with it on the stack, per profile */
+	uint64_t self[2];	/* samples with it as the leaf */
+	double total_delta;	/* change of the total share, in points */
+	double self_delta;
+	double rho[2];		/* lag-1 autocorrelation of its presence
+				 * along each thread's timed samples */
+	double n_eff[2];	/* samples as independent evidence */
+	double z;		/* two-proportion z of the total share,
+				 * from the effective sample sizes */
+	bool significant;	/* |z| > DIFF_Z99 */
+};
+
+struct diff_result {
+	struct diff_row *rows;	/* largest |total_delta| first */
+	size_t nrows;
+	uint64_t samples[2];
+};
+
+/**
+ * A copy of p with every frame replaced by its function (line dropped):
+ * "LABEL (FILE)" for Ruby and C-function frames (structured, or read back
+ * from collapsed text), the frame's text for the rest. The caller
+ * destroys it.
+ */
+struct profile *diff_by_function(const struct profile *p);
+
+/** Compares base and new (any profiles) into r; diff_result_fini frees. */
+void diff_compare(const struct profile *base, const struct profile *new_p,
+		  struct diff_result *r);
+void diff_result_fini(struct diff_result *r);
+
+/**
+ * The two-proportion z statistic of x2/n2 against x1/n1 (pooled), 0 when
+ * either count is 0 or nothing varies.
+ */
+double diff_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
+
+/**
+ * The same from shares p1, p2 (0..1) and effective sample sizes n1, n2,
+ * which clustered samples make smaller than the counts.
+ */
+double diff_z_eff(double p1, double n1, double p2, double n2);
+
+/**
+ * Runs "rbflame diff"; argv[0] is "diff". Returns 0 (no frame grew too
+ * much, or no --fail-above), 1 (some frame's total share grew by more
+ * than --fail-above points, significantly at 99%), 2 on an error.
+ */
+int diff_main(int argc, char **argv);
+
+#endif

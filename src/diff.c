@@ -1,0 +1,614 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * "rbflame diff BASE NEW": two profiles compared function by function.
+ * Each profile is first reduced to functions (the line dropped, so code
+ * that moved is not a change), then the call graph gives every function's
+ * self and total samples, counted once per sample. The table lists the
+ * largest changes of share; --fail-above PCT makes the exit status a
+ * verdict for CI: 1 when some function's total share grew by more than
+ * PCT points and the growth is significant at 99% for the sample counts
+ * (two-proportion z test, on effective sample counts: a recording's
+ * samples that cluster, as a preempted thread's do, weigh less), so
+ * noise between two runs does not fail a build. --svg and --collapsed write the differential flamegraph and
+ * flamegraph.pl's differential input.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbflame/callgraph.h"
+#include "rbflame/diff.h"
+#include "rbflame/error.h"
+#include "rbflame/flametree.h"
+#include "rbflame/intern.h"
+#include "rbflame/load.h"
+#include "rbflame/output.h"
+#include "rbflame/svg.h"
+#include "rbflame/xmalloc.h"
+
+#define DEFAULT_ROWS 20
+
+static const char diff_help[] =
+"Usage: rbflame diff [OPTIONS] BASE NEW\n"
+"Compare two profiles of the same program (raw recordings or collapsed\n"
+"stacks), function by function: the functions whose share of samples\n"
+"grew or shrank most, total (on the stack) and self (the leaf). A '*'\n"
+"marks a change of total share significant at 99% for the sample counts\n"
+"(two-proportion z test; a recording's clustered samples count as fewer:\n"
+"prefer recordings to collapsed stacks for the verdict).\n"
+"\n"
+"Options:\n"
+"      --fail-above PCT   exit 1 when a function's total share grew by\n"
+"                         more than PCT points, significantly at 99%\n"
+"      --svg FILE         write a differential flamegraph: the new\n"
+"                         profile's frames, red where the share grew,\n"
+"                         blue where it shrank\n"
+"      --collapsed FILE   write flamegraph.pl's differential input\n"
+"                         ('stack BASE NEW', the base scaled to the new\n"
+"                         profile's total)\n"
+"      --title TEXT       the SVG's title\n"
+"      --limit N          rows of the table (default 20)\n"
+"  -h, --help             show this help and exit\n"
+"\n"
+"Exit status: 0 when no function grew beyond --fail-above (or without\n"
+"it), 1 when one did, 2 on an error.\n";
+
+double
+diff_z_eff(double p1, double n1, double p2, double n2)
+{
+	double p, se;
+
+	if (n1 <= 0 || n2 <= 0)
+		return 0;
+	p = (p1 * n1 + p2 * n2) / (n1 + n2);
+	se = sqrt(p * (1 - p) * (1.0 / n1 + 1.0 / n2));
+	return se > 0 ? (p2 - p1) / se : 0;
+}
+
+double
+diff_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2)
+{
+	if (!n1 || !n2)
+		return 0;
+	return diff_z_eff((double)x1 / (double)n1, (double)n1,
+			  (double)x2 / (double)n2, (double)n2);
+}
+
+static const struct profile *order_prof;
+
+/* Samples by process, thread, then time: each thread's sequence. */
+static int
+cmp_sample_order(const void *x, const void *y)
+{
+	const struct profile_sample *a = &order_prof->samples[*(const size_t *)x];
+	const struct profile_sample *b = &order_prof->samples[*(const size_t *)y];
+
+	if (a->pid != b->pid)
+		return a->pid < b->pid ? -1 : 1;
+	if (a->tid != b->tid)
+		return a->tid < b->tid ? -1 : 1;
+	if (a->time_ns != b->time_ns)
+		return a->time_ns < b->time_ns ? -1 : 1;
+	return (*(const size_t *)x > *(const size_t *)y) -
+	       (*(const size_t *)x < *(const size_t *)y);
+}
+
+/*
+ * How much each function's samples cluster: the lag-1 autocorrelation of
+ * "the function is on the stack" along each thread's timed samples. A
+ * thread preempted by a busy machine stays sampled in the same place for
+ * many ticks, and those samples are not independent evidence. rho[f] is
+ * 0 for an untimed profile (collapsed stacks carry no order).
+ */
+static void
+autocorrelation(const struct profile *q, const struct callgraph *g,
+		double *rho)
+{
+	size_t n = q->nsamples, pairs = 0;
+	size_t *order;
+	uint64_t *both, *on, *stamp_prev, *stamp_cur;
+
+	for (size_t f = 0; f < g->nfuncs; f++)
+		rho[f] = 0;
+	if (n < 3)
+		return;
+	order = xmalloc(n * sizeof(*order));
+	for (size_t i = 0; i < n; i++)
+		order[i] = i;
+	order_prof = q;
+	qsort(order, n, sizeof(*order), cmp_sample_order);
+	order_prof = NULL;
+	both = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*both));
+	on = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*on));
+	stamp_prev = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*stamp_prev));
+	stamp_cur = xcalloc(g->nfuncs ? g->nfuncs : 1, sizeof(*stamp_cur));
+	for (size_t k = 0; k < n; k++) {
+		const struct profile_sample *cur = &q->samples[order[k]];
+		const struct profile_stack *st = &q->stacks[cur->stack];
+		bool pair = k > 0 &&
+			    q->samples[order[k - 1]].pid == cur->pid &&
+			    q->samples[order[k - 1]].tid == cur->tid;
+
+		if (pair)
+			pairs++;
+		for (uint32_t d = 0; d < st->depth; d++) {
+			uint32_t f = g->frame_func[st->frames[d]];
+
+			if (stamp_cur[f] == k + 1)
+				continue;	/* recursion: once */
+			stamp_cur[f] = k + 1;
+			on[f]++;
+			if (pair && stamp_prev[f] == k)
+				both[f]++;
+		}
+		/* This sample's functions become the previous ones. */
+		for (uint32_t d = 0; d < st->depth; d++)
+			stamp_prev[g->frame_func[st->frames[d]]] = k + 1;
+	}
+	for (size_t f = 0; f < g->nfuncs && pairs > 1; f++) {
+		double pf = (double)on[f] / (double)n;
+		double r;
+
+		if (pf <= 0 || pf >= 1)
+			continue;
+		r = ((double)both[f] / (double)pairs - pf * pf) /
+		    (pf * (1 - pf));
+		rho[f] = r < 0 ? 0 : r > 0.99 ? 0.99 : r;
+	}
+	free(order);
+	free(both);
+	free(on);
+	free(stamp_prev);
+	free(stamp_cur);
+}
+
+/* The function a frame belongs to, as text: "LABEL (FILE)" or the text. */
+static char *
+function_key(const struct profile *p, const struct profile_frame *f,
+	     uint32_t id, enum profile_kind *kind, char **label,
+	     char **file)
+{
+	const char *text = profile_frame_name(p, id);
+	size_t ll, fo, fl;
+	int line;
+
+	*kind = f->kind;
+	*label = *file = NULL;
+	if ((f->kind == PROFILE_FRAME_RUBY || f->kind == PROFILE_FRAME_CFUNC) &&
+	    f->file != PROFILE_NO_STR && *profile_str_get(p, f->name)) {
+		*label = xstrdup(profile_str_get(p, f->name));
+		*file = xstrdup(profile_str_get(p, f->file));
+	} else if (f->kind == PROFILE_FRAME_NAME &&
+		   flametree_split(text, &ll, &fo, &fl, &line) == 0) {
+		*kind = PROFILE_FRAME_RUBY;
+		*label = xstrndup(text, ll);
+		*file = xstrndup(text + fo, fl);
+	}
+	if (*label)
+		return xasprintf("%s (%s)", *label, *file);
+	return xstrdup(text);
+}
+
+struct profile *
+diff_by_function(const struct profile *p)
+{
+	struct profile *q = profile_create();
+	uint32_t *map = xmalloc((p->nframes ? p->nframes : 1) * sizeof(*map));
+	uint32_t *fr = xmalloc(PROFILE_MAX_DEPTH * sizeof(*fr));
+	uint64_t *timed;
+
+	for (uint32_t id = 0; id < p->nframes; id++) {
+		const struct profile_frame *f = &p->frames[id];
+		enum profile_kind kind;
+		char *label, *file;
+		char *key = function_key(p, f, id, &kind, &label, &file);
+		struct profile_frame_desc d = {
+			.kind = kind, .name = label ? label : key,
+			.file = file, .text = key,
+		};
+
+		map[id] = profile_frame_make(q, &d);
+		free(key);
+		free(label);
+		free(file);
+	}
+	/* Timed samples in their order (the significance test reads it),
+	 * then what each stack counts beyond them (collapsed input). */
+	timed = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*timed));
+	for (size_t i = 0; i < p->nsamples; i++) {
+		const struct profile_sample *sm = &p->samples[i];
+		const struct profile_stack *st = &p->stacks[sm->stack];
+
+		for (uint32_t d = 0; d < st->depth; d++)
+			fr[d] = map[st->frames[d]];
+		profile_add_sample(q, sm->time_ns, sm->pid, sm->tid, sm->state,
+				   fr, st->depth);
+		timed[sm->stack]++;
+	}
+	for (size_t s = 0; s < p->nstacks; s++) {
+		const struct profile_stack *st = &p->stacks[s];
+
+		if (st->count <= timed[s])
+			continue;
+		for (uint32_t d = 0; d < st->depth; d++)
+			fr[d] = map[st->frames[d]];
+		profile_add_count(q, fr, st->depth, st->count - timed[s]);
+	}
+	free(timed);
+	free(map);
+	free(fr);
+	return q;
+}
+
+static double
+share(uint64_t n, uint64_t total)
+{
+	return total ? 100.0 * (double)n / (double)total : 0.0;
+}
+
+static int
+cmp_rows(const void *x, const void *y)
+{
+	const struct diff_row *a = x, *b = y;
+	double da = fabs(a->total_delta), db = fabs(b->total_delta);
+
+	if (da != db)
+		return da < db ? 1 : -1;
+	da = fabs(a->self_delta);
+	db = fabs(b->self_delta);
+	if (da != db)
+		return da < db ? 1 : -1;
+	return strcmp(a->name, b->name);
+}
+
+void
+diff_compare(const struct profile *base, const struct profile *new_p,
+	     struct diff_result *r)
+{
+	const struct profile *in[2] = { base, new_p };
+	struct intern *names = intern_create();
+	size_t cap = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (int k = 0; k < 2; k++) {
+		struct profile *q = diff_by_function(in[k]);
+		struct callgraph *g = callgraph_create(q);
+
+		double *rho = xmalloc((g->nfuncs ? g->nfuncs : 1) *
+				      sizeof(*rho));
+
+		autocorrelation(q, g, rho);
+		r->samples[k] = g->samples;
+		for (size_t i = 0; i < g->nfuncs; i++) {
+			const char *name = profile_frame_name(q,
+							      g->funcs[i].frame);
+			uint32_t id = intern_str(names, name);
+			struct diff_row *row;
+
+			if (id >= r->nrows) {	/* new: ids are dense */
+				r->rows = xgrowarray(r->rows, &cap, id + 1,
+						     sizeof(*r->rows));
+				memset(&r->rows[id], 0, sizeof(*r->rows));
+				r->rows[id].name = xstrdup(name);
+				r->nrows = id + 1;
+			}
+			row = &r->rows[id];
+			row->total[k] += g->funcs[i].total;
+			row->self[k] += g->funcs[i].self;
+			if (rho[i] > row->rho[k])
+				row->rho[k] = rho[i];
+		}
+		free(rho);
+		callgraph_destroy(g);
+		profile_destroy(q);
+	}
+	intern_destroy(names);
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct diff_row *row = &r->rows[i];
+
+		row->total_delta = share(row->total[DIFF_NEW], r->samples[1]) -
+				   share(row->total[DIFF_BASE], r->samples[0]);
+		row->self_delta = share(row->self[DIFF_NEW], r->samples[1]) -
+				  share(row->self[DIFF_BASE], r->samples[0]);
+		/* Clustered samples count for fewer: n (1 - rho) / (1 + rho),
+		 * the effective size of an AR(1) series. */
+		for (int k = 0; k < 2; k++)
+			row->n_eff[k] = (double)r->samples[k] *
+					(1 - row->rho[k]) / (1 + row->rho[k]);
+		row->z = diff_z_eff(share(row->total[DIFF_BASE],
+					  r->samples[0]) / 100,
+				    row->n_eff[DIFF_BASE],
+				    share(row->total[DIFF_NEW],
+					  r->samples[1]) / 100,
+				    row->n_eff[DIFF_NEW]);
+		row->significant = fabs(row->z) > DIFF_Z99;
+	}
+	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
+}
+
+void
+diff_result_fini(struct diff_result *r)
+{
+	for (size_t i = 0; i < r->nrows; i++)
+		free(r->rows[i].name);
+	free(r->rows);
+	memset(r, 0, sizeof(*r));
+}
+
+static void
+print_table(const struct diff_result *r, const char *bname,
+	    const char *nname, unsigned limit, FILE *f)
+{
+	size_t n = r->nrows < limit ? r->nrows : limit;
+
+	fprintf(f, "base: %s, %llu samples; new: %s, %llu samples\n", bname,
+		(unsigned long long)r->samples[DIFF_BASE], nname,
+		(unsigned long long)r->samples[DIFF_NEW]);
+	fputs("       TOTAL (% of samples)        SELF (% of samples)\n", f);
+	fputs("    base     new   change       base     new   change   "
+	      "FRAME\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *w = &r->rows[i];
+
+		fprintf(f, "  %6.1f  %6.1f  %+6.1f%c     %6.1f  %6.1f  %+6.1f   "
+			"%s\n", share(w->total[DIFF_BASE], r->samples[0]),
+			share(w->total[DIFF_NEW], r->samples[1]),
+			w->total_delta, w->significant ? '*' : ' ',
+			share(w->self[DIFF_BASE], r->samples[0]),
+			share(w->self[DIFF_NEW], r->samples[1]),
+			w->self_delta, w->name);
+	}
+	if (n < r->nrows)
+		fprintf(f, "  (%zu more frames changed less)\n", r->nrows - n);
+	fputs("  * significant at 99% (two-proportion z test)\n", f);
+}
+
+/* Every stack of the tree with its self samples in both profiles, the
+ * base scaled to the new profile's total, as difffolded.pl -n does. */
+static void
+put_diff_stacks(const struct flametree *t, uint32_t id, char *path,
+		size_t len, size_t cap, double scale, FILE *f)
+{
+	const struct flametree_node *n = &t->nodes[id];
+
+	if (id != FLAMETREE_ROOT) {
+		const char *text = flametree_str(t, n->text);
+		size_t tl = strlen(text);
+		char *clean = xmalloc(tl * 3 + 8);
+		size_t cl = collapsed_sanitize(text, tl, clean, tl * 3 + 8);
+
+		if (len + cl + 2 < cap) {
+			if (len)
+				path[len++] = ';';
+			memcpy(path + len, clean, cl);
+			len += cl;
+		}
+		free(clean);
+		if (n->self[FLAMETREE_BASE] || n->self[FLAMETREE_NEW])
+			fprintf(f, "%.*s %llu %llu\n", (int)len, path,
+				(unsigned long long)llround(
+					(double)n->self[FLAMETREE_BASE] * scale),
+				(unsigned long long)n->self[FLAMETREE_NEW]);
+	}
+	for (uint32_t k = n->child; k != FLAMETREE_NONE; k = t->nodes[k].next)
+		put_diff_stacks(t, k, path, len, cap, scale, f);
+}
+
+static int
+write_file(const char *path, const char *what,
+	   int (*fn)(const struct flametree *, const void *, FILE *),
+	   const struct flametree *t, const void *arg)
+{
+	FILE *f = fopen(path, "we");
+
+	if (!f) {
+		perror_msg("diff: cannot open %s '%s'", what, path);
+		return -1;
+	}
+	if (fn(t, arg, f) < 0 || fflush(f) != 0 || ferror(f)) {
+		perror_msg("diff: cannot write %s '%s'", what, path);
+		fclose(f);
+		return -1;
+	}
+	if (fclose(f) != 0) {
+		perror_msg("diff: cannot write %s '%s'", what, path);
+		return -1;
+	}
+	return 0;
+}
+
+static int
+svg_fn(const struct flametree *t, const void *arg, FILE *f)
+{
+	return svg_write(t, arg, f);
+}
+
+static int
+collapsed_fn(const struct flametree *t, const void *arg, FILE *f)
+{
+	const struct flametree_node *r = &t->nodes[FLAMETREE_ROOT];
+	double scale = r->total[FLAMETREE_BASE]
+			       ? (double)r->total[FLAMETREE_NEW] /
+					 (double)r->total[FLAMETREE_BASE]
+			       : 1.0;
+	size_t cap = 1 << 20;
+	char *path = xmalloc(cap);
+
+	(void)arg;
+	put_diff_stacks(t, FLAMETREE_ROOT, path, 0, cap, scale, f);
+	free(path);
+	return ferror(f) ? -1 : 0;
+}
+
+enum {
+	OPT_FAIL_ABOVE = 0x100,
+	OPT_SVG,
+	OPT_COLLAPSED,
+	OPT_TITLE,
+	OPT_LIMIT,
+};
+
+static const struct option long_options[] = {
+	{ "fail-above", required_argument, NULL, OPT_FAIL_ABOVE },
+	{ "svg", required_argument, NULL, OPT_SVG },
+	{ "collapsed", required_argument, NULL, OPT_COLLAPSED },
+	{ "title", required_argument, NULL, OPT_TITLE },
+	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+static struct profile *
+load(const char *path)
+{
+	struct profile *p = profile_create();
+	char err[512];
+
+	if (profile_load_file(p, path, err, sizeof(err)) < 0) {
+		error_msg("diff: %s", err);
+		profile_destroy(p);
+		return NULL;
+	}
+	return p;
+}
+
+int
+diff_main(int argc, char **argv)
+{
+	const char *svg = NULL, *collapsed = NULL, *title = NULL;
+	double fail_above = -1;
+	unsigned limit = DEFAULT_ROWS;
+	struct profile *base = NULL, *new_p = NULL;
+	struct diff_result r;
+	int c, code = 0;
+	char *end;
+
+	exit_code_on_die = 2;
+	optind = 0;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", long_options, NULL)) !=
+	       -1) {
+		switch (c) {
+		case OPT_FAIL_ABOVE:
+			errno = 0;
+			fail_above = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !isfinite(fail_above) || fail_above < 0 ||
+			    fail_above >= 100)
+				error_msg_and_help("diff: invalid --fail-above '%s': expected percentage points from 0 to 100, such as 5",
+						   optarg);
+			break;
+		case OPT_SVG:
+			svg = optarg;
+			break;
+		case OPT_COLLAPSED:
+			collapsed = optarg;
+			break;
+		case OPT_TITLE:
+			title = optarg;
+			break;
+		case OPT_LIMIT: {
+			long v;
+
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (errno || end == optarg || *end || v < 1 ||
+			    v > 1000000)
+				error_msg_and_help("diff: invalid limit '%s': expected a number of rows from 1 to 1000000",
+						   optarg);
+			limit = (unsigned)v;
+			break;
+		}
+		case 'h':
+			fputs(diff_help, stdout);
+			return 0;
+		case ':':
+			error_msg_and_help("diff: option '%s' needs an argument",
+					   argv[optind - 1]);
+		default:
+			if (optopt)
+				error_msg_and_help("diff: unknown option '-%c'",
+						   optopt);
+			error_msg_and_help("diff: unknown option '%s'",
+					   argv[optind - 1]);
+		}
+	}
+	if (argc - optind != 2)
+		error_msg_and_help("diff: give two profiles, BASE and NEW");
+	base = load(argv[optind]);
+	new_p = base ? load(argv[optind + 1]) : NULL;
+	if (!base || !new_p) {
+		profile_destroy(base);
+		return 2;
+	}
+
+	diff_compare(base, new_p, &r);
+	print_table(&r, argv[optind], argv[optind + 1], limit, stdout);
+
+	if (svg || collapsed) {
+		struct profile *fb = diff_by_function(base);
+		struct profile *fn = diff_by_function(new_p);
+		struct flametree *t = flametree_create();
+		char sub[256];
+		struct svg_params sp = {
+			.title = title, .subtitle = sub, .diff = true,
+		};
+
+		snprintf(sub, sizeof(sub),
+			 "base %llu samples, new %llu samples; frames by "
+			 "function",
+			 (unsigned long long)r.samples[DIFF_BASE],
+			 (unsigned long long)r.samples[DIFF_NEW]);
+		flametree_add(t, fn, FLAMETREE_NEW);
+		flametree_add(t, fb, FLAMETREE_BASE);
+		flametree_sort(t);
+		if (svg && write_file(svg, "SVG file", svg_fn, t, &sp) < 0)
+			code = 2;
+		if (collapsed && write_file(collapsed, "collapsed file",
+					    collapsed_fn, t, NULL) < 0)
+			code = 2;
+		flametree_destroy(t);
+		profile_destroy(fb);
+		profile_destroy(fn);
+	}
+
+	if (code == 0 && fail_above >= 0) {
+		size_t bad = 0;
+
+		for (size_t i = 0; i < r.nrows; i++) {
+			const struct diff_row *w = &r.rows[i];
+
+			if (w->total_delta > fail_above && w->significant) {
+				printf("FAIL: %s: total share %.1f%% -> %.1f%% "
+				       "(%+.1f points, above %g; z = %.1f, "
+				       "significant at 99%%; effective "
+				       "samples %.0f, %.0f)\n", w->name,
+				       share(w->total[DIFF_BASE], r.samples[0]),
+				       share(w->total[DIFF_NEW], r.samples[1]),
+				       w->total_delta, fail_above, w->z,
+				       w->n_eff[DIFF_BASE], w->n_eff[DIFF_NEW]);
+				bad++;
+			}
+		}
+		if (bad) {
+			code = 1;
+		} else {
+			printf("PASS: no function's total share grew by more "
+			       "than %g points significantly\n", fail_above);
+		}
+	}
+	if (fflush(stdout) != 0) {
+		perror_msg("diff: cannot write the table");
+		code = 2;
+	}
+	diff_result_fini(&r);
+	profile_destroy(base);
+	profile_destroy(new_p);
+	return code;
+}
