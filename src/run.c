@@ -188,6 +188,26 @@ tracer_main(void *arg)
 	return NULL;
 }
 
+/* The summary's tail for a Ruby target: samples per state, named as the
+ * leaf pseudo-frames are, so a share can be read off without the profile. */
+static void
+summary_states(const struct profile_stats *st)
+{
+	const uint64_t *n = st->per_state;
+
+	fprintf(stderr,
+		"; states: running %llu, garbage collection %llu (marking %llu, sweeping %llu), waiting for GVL %llu, blocked %llu, running without GVL %llu",
+		(unsigned long long)n[PROFILE_STATE_RUNNING],
+		(unsigned long long)(n[PROFILE_STATE_GC] +
+				     n[PROFILE_STATE_MARKING] +
+				     n[PROFILE_STATE_SWEEPING]),
+		(unsigned long long)n[PROFILE_STATE_MARKING],
+		(unsigned long long)n[PROFILE_STATE_SWEEPING],
+		(unsigned long long)n[PROFILE_STATE_WAITING_GVL],
+		(unsigned long long)n[PROFILE_STATE_BLOCKED],
+		(unsigned long long)n[PROFILE_STATE_NO_GVL]);
+}
+
 static void
 summary(const struct run_ctx *c)
 {
@@ -196,7 +216,7 @@ summary(const struct run_ctx *c)
 	if (quiet_enabled)
 		return;
 	fprintf(stderr,
-		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99\n",
+		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99",
 		program_name, (unsigned long long)st->samples, st->duration_s,
 		(unsigned long long)st->ticks,
 		st->duration_s > 0 ? st->ticks / st->duration_s : 0.0,
@@ -204,6 +224,9 @@ summary(const struct run_ctx *c)
 		(unsigned long long)st->failed,
 		profile_stop_quantile(c->prof, 0.5) / 1e3,
 		profile_stop_quantile(c->prof, 0.99) / 1e3);
+	if (c->prof->meta.ruby_version)
+		summary_states(st);
+	fputc('\n', stderr);
 }
 
 static int
