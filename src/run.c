@@ -151,6 +151,7 @@ tracer_main(void *arg)
 		c->attach_errno = errno;
 		return NULL;
 	}
+	t.cputime = o->cpu;
 	if (o->command) {
 		if (target_launch(&t, o->command, &c->exec_errno) < 0) {
 			c->attach_errno = errno ? errno : EINVAL;

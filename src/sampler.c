@@ -40,6 +40,10 @@
 #define GVL_RETRIES 3
 #define NAME_REFRESH_TICKS 64
 #define BLOCK_PROBE_BYTES 256
+/* cpu mode: a thread whose CPU time has not moved for this long is not on
+ * a CPU, whatever its kernel state (longer than the kernel's accounting
+ * tick, so a running thread's time has moved within it). */
+#define CPU_STALE_NS (12ull * 1000000ull)
 
 struct thread_priv {
 	char root[160];		/* 'thread TID "NAME"' */
@@ -52,6 +56,9 @@ struct thread_priv {
 	uint64_t probe_hash;
 	uint64_t ips[SAMPLER_MAX_FRAMES];
 	int nips;
+	/* cpu mode: the thread's CPU time and when it last moved */
+	bool cpu_known;
+	uint64_t cpu_ns, cpu_moved_ns;
 };
 
 /* ip -> frame id, so each address is named once. Key: ip << 1 | leaf. */
@@ -203,6 +210,28 @@ priv_of(struct target_thread *th)
 	if (!th->priv)
 		th->priv = xcalloc(1, sizeof(struct thread_priv));
 	return th->priv;
+}
+
+/* cpu mode: is th on a CPU at this tick? running says what the kernel's
+ * state says (not asleep in a syscall); its CPU time, read through the
+ * schedstat file kept open since attach, must also have moved lately, so
+ * a runnable thread that gets no CPU does not count either. Called for
+ * every thread every tick, which keeps the last reading fresh. */
+static bool
+on_cpu(struct sampler *s, struct target_thread *th, bool running)
+{
+	struct thread_priv *tp = priv_of(th);
+	uint64_t ns, now = now_ns();
+
+	if (th->schedstat_fd < 0 ||
+	    proc_schedstat_read_fd(th->schedstat_fd, &ns) < 0)
+		return running;
+	if (!tp->cpu_known || ns != tp->cpu_ns) {
+		tp->cpu_known = true;
+		tp->cpu_ns = ns;
+		tp->cpu_moved_ns = now;
+	}
+	return running && now - tp->cpu_moved_ns <= CPU_STALE_NS;
 }
 
 /* 'thread TID "NAME"' with '"' and '\' escaped by a backslash and ';'
@@ -546,8 +575,14 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 	default:
 		break;
 	}
-	if (s->cpu && kstate != 'R')
-		return;
+	if (s->cpu) {
+		/* The GVL holder runs (or collects garbage) as far as the
+		 * kernel goes: its CPU time decides. */
+		struct target_thread *th = target_thread_find(s->t, st->tid);
+
+		if (!th || !on_cpu(s, th, kstate == 'R'))
+			return;
+	}
 	for (int i = st->nframes - 1; i >= 0; i--) {
 		const struct ruby_frame *f = &st->frames[i];
 		int line = s->function ? f->first_line : f->line;
@@ -736,6 +771,10 @@ sampler_tick(struct sampler *s)
 		struct target_thread *th = target_thread_find(t, tids[i]);
 
 		if (!th || th->state != TS_RUNNING)
+			continue;
+		/* cpu mode: sample_thread skips a thread asleep in the
+		 * kernel; one whose CPU time stands still is off a CPU too. */
+		if (s->cpu && !on_cpu(s, th, true))
 			continue;
 		if (sample_thread(s, th, tids[i]) < 0) {
 			/* A thread that vanished is not a failed read. */

@@ -81,6 +81,12 @@ thread_add(struct target *t, pid_t tid)
 	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", proc_dir,
 		 (int)t->pid, (int)tid);
 	th->syscall_fd = open(path, O_RDONLY | O_CLOEXEC);
+	th->schedstat_fd = -1;
+	if (t->cputime) {
+		snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat",
+			 proc_dir, (int)t->pid, (int)tid);
+		th->schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	t->stats.threads_seen++;
 	return th;
 }
@@ -94,6 +100,8 @@ thread_remove(struct target *t, struct target_thread *th)
 		t->thread_gone(th, t->thread_gone_arg);
 	if (th->syscall_fd >= 0)
 		close(th->syscall_fd);
+	if (th->schedstat_fd >= 0)
+		close(th->schedstat_fd);
 	t->threads[i] = t->threads[--t->nthreads];
 }
 

@@ -35,6 +35,7 @@ struct target_thread {
 	enum thread_state state;
 	bool unwanted;		/* interrupt pending that nobody waits for */
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
+	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
 	uint64_t stopped_at_ns;
 	void *priv;		/* the sampler's per-thread state */
 };
@@ -51,6 +52,7 @@ struct target {
 	bool exited;		/* the whole process is gone */
 	int exit_status;	/* wait status of the leader when exited */
 	bool exec_seen;		/* an exec replaced the image: maps changed */
+	bool cputime;		/* keep each thread's schedstat open (cpu mode) */
 	struct target_thread *threads;
 	size_t nthreads, cap;
 	int sigchld_fd;		/* signalfd for SIGCHLD */
