@@ -39,6 +39,12 @@ const char options_help[] =
 "                         runs in lockstep with the target's timers\n"
 "      --mode MODE        wall (default): every Ruby thread in every tick,\n"
 "                         whatever it is doing; cpu: only threads on a CPU\n"
+"      --subprocesses     follow forks: profile the children too (forking\n"
+"                         servers' workers), each stack rooted at\n"
+"                         'process PID \"CMD\"'\n"
+"      --nonblocking      read Ruby stacks without ever stopping the\n"
+"                         target; a read that changed under us is dropped\n"
+"                         (the summary gives the torn rate)\n"
 "\n"
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout)\n"
@@ -69,6 +75,9 @@ enum {
 	OPT_MODE,
 	OPT_FORCE_VERSION,
 	OPT_DEBUG,
+	/* Forking servers and reading without stops (issue #9). */
+	OPT_SUBPROCESSES,
+	OPT_NONBLOCKING,
 };
 
 static const struct option long_options[] = {
@@ -81,6 +90,10 @@ static const struct option long_options[] = {
 	{ "function", no_argument, NULL, OPT_FUNCTION },
 	{ "mode", required_argument, NULL, OPT_MODE },
 	{ "force-version", required_argument, NULL, OPT_FORCE_VERSION },
+	/* Forking servers and reading without stops (issue #9). */
+	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
+	{ "nonblocking", no_argument, NULL, OPT_NONBLOCKING },
+
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -204,6 +217,14 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 					    "unknown mode '%s': choose wall or cpu",
 					    optarg);
 			break;
+		/* Forking servers and reading without stops (issue #9). */
+		case OPT_SUBPROCESSES:
+			o->subprocesses = true;
+			break;
+		case OPT_NONBLOCKING:
+			o->nonblocking = true;
+			break;
+
 		case 'q':
 			o->quiet = true;
 			break;

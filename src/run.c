@@ -172,6 +172,7 @@ tracer_main(void *arg)
 			 now_ns()) == 0) {
 		sampler_ok = true;
 		s.force_version = o->force_version;
+		s.nonblocking = o->nonblocking;
 		sample_loop(c, &t, &s);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,
@@ -227,6 +228,11 @@ summary(const struct run_ctx *c)
 		profile_stop_quantile(c->prof, 0.99) / 1e3);
 	if (c->prof->meta.ruby_version)
 		summary_states(st);
+	if (c->o->nonblocking)
+		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%)",
+			(unsigned long long)st->torn,
+			(unsigned long long)st->rereads,
+			st->rereads ? 100.0 * st->torn / st->rereads : 0.0);
 	fputc('\n', stderr);
 }
 

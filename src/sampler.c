@@ -502,8 +502,9 @@ probe_ruby(struct sampler *s)
 		if (loader_busy(s->t->pid) && now - s->pending_since < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
-		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks",
-			   (int)s->t->pid);
+		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks%s",
+			   (int)s->t->pid,
+			   s->nonblocking ? " (--nonblocking is for Ruby stacks: native ones are read in short stops)" : "");
 		return;
 	}
 }
@@ -620,9 +621,6 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 			   st->tid, pstate, frames, d);
 }
 
-/* Stops the thread holding the GVL (while it is stopped no thread can
- * run Ruby code, so every Ruby stack is frozen), reads all stacks,
- * resumes. With no holder, nothing runs Ruby: read without stopping. */
 /* A digest of what a read of all stacks saw: two equal digests across
  * two reads mean no thread ran Ruby code in between. */
 static uint64_t
@@ -634,6 +632,7 @@ stacks_digest(const struct ruby_stack *st, int n)
 		h = (h ^ (uint64_t)st[i].tid) * 0x100000001b3ull;
 		h = (h ^ (uint64_t)(uint32_t)st[i].nframes) * 0x100000001b3ull;
 		h = (h ^ st[i].state) * 0x100000001b3ull;
+		h = (h ^ st[i].cfp) * 0x100000001b3ull;
 		for (int f = 0; f < st[i].nframes; f++) {
 			/* Labels and paths are interned: pointers compare. */
 			h = (h ^ (uintptr_t)st[i].frames[f].label) *
@@ -649,7 +648,10 @@ stacks_digest(const struct ruby_stack *st, int n)
  * run Ruby code, so every Ruby stack is frozen), reads all stacks,
  * resumes. When no thread we hold owns the GVL (none held it, or the one
  * we stopped had just released it), another may take it while we read:
- * then the read counts only if a second read finds exactly the same. */
+ * then the read counts only if a second read finds exactly the same.
+ * --nonblocking never stops anything: every read is checked that way, a
+ * seqlock of sorts whose sequence number is each thread's control-frame
+ * pointer and a digest of its frames. */
 static void
 ruby_tick(struct sampler *s)
 {
@@ -658,7 +660,10 @@ ruby_tick(struct sampler *s)
 	uint64_t t0 = now_ns();
 	bool frozen = false;
 
-	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
+	if (s->nonblocking)
+		mem_flush(s->mem);
+	for (int attempt = 0; !s->nonblocking && attempt <= GVL_RETRIES;
+	     attempt++) {
 		struct target_thread *th;
 		pid_t holder = 0;
 		bool seen = false;
@@ -704,6 +709,9 @@ ruby_tick(struct sampler *s)
 		n2 = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 		frozen = n2 == n && stacks_digest(s->stacks, n2) == d;
 		n = n2;
+		s->prof->stats.rereads++;
+		if (!frozen)
+			s->prof->stats.torn++;
 	}
 	for (int i = 0; i < nstopped; i++) {
 		struct target_thread *th = target_thread_find(s->t, stopped[i]);

@@ -25,6 +25,10 @@ struct options {
 	bool function;		/* --function: Ruby frames by method */
 	bool cpu;		/* --mode cpu: only threads on a CPU */
 	const char *force_version; /* --force-version X.Y */
+	/* Forking servers and reading without stops (issue #9). */
+	bool subprocesses;	/* --subprocesses: follow forks */
+	bool nonblocking;	/* --nonblocking: never stop a Ruby target */
+
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

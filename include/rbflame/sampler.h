@@ -54,6 +54,7 @@ struct sampler {
 	bool threads;		/* root stacks at their thread */
 	bool function;		/* Ruby frames at the method's first line */
 	bool cpu;		/* only threads on a CPU */
+	bool nonblocking;	/* Ruby: never stop a thread, read twice */
 	const char *force_version; /* read Ruby with this version's layout */
 	uint64_t start_ns;
 	uint64_t tick;
