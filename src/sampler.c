@@ -139,7 +139,7 @@ thread_gone(struct target_thread *th, void *arg)
 static int
 setup_process(struct sampler *s)
 {
-	pid_t pid = s->t->pid;
+	pid_t pid = s->pid;
 
 	s->mode = SAMPLER_PENDING;
 	s->pending_since = now_ns();
@@ -179,6 +179,8 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
+	s->pid = t->pid;
+	s->count_ticks = true;
 	s->prof = prof;
 	s->threads = threads;
 	s->function = function;
@@ -189,7 +191,37 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 	t->thread_gone = thread_gone;
 	t->thread_gone_arg = s;
 	t->exec_seen = false;
+	if (target_process_find(t, s->pid))
+		target_process_find(t, s->pid)->exec_seen = false;
 	return setup_process(s);
+}
+
+int
+sampler_init_child(struct sampler *s, const struct sampler *parent,
+		   pid_t pid)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = parent->t;
+	s->pid = pid;
+	s->prof = parent->prof;
+	s->threads = parent->threads;
+	s->function = parent->function;
+	s->cpu = parent->cpu;
+	s->nonblocking = parent->nonblocking;
+	s->subprocesses = parent->subprocesses;
+	s->force_version = parent->force_version;
+	s->start_ns = parent->start_ns;
+	s->names = ip_cache_create();
+	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
+	if (setup_process(s) < 0)
+		return -1;
+	if (parent->mode == SAMPLER_RUBY) {
+		/* fork copies the address space: same VM, same addresses. */
+		s->vm = parent->vm;
+		s->ruby = ruby_reader_create(&s->vm, s->mem);
+		s->mode = SAMPLER_RUBY;
+	}
+	return 0;
 }
 
 void
@@ -210,6 +242,16 @@ priv_of(struct target_thread *th)
 	if (!th->priv)
 		th->priv = xcalloc(1, sizeof(struct thread_priv));
 	return th->priv;
+}
+
+/* A thread of this sampler's process, by tid (a forked child's VM lists
+ * its parent's threads until it has cleaned up after the fork). */
+static struct target_thread *
+own_thread(struct sampler *s, pid_t tid)
+{
+	struct target_thread *th = target_thread_find(s->t, tid);
+
+	return th && th->pid == s->pid ? th : NULL;
 }
 
 /* cpu mode: is th on a CPU at this tick? running says what the kernel's
@@ -234,12 +276,13 @@ on_cpu(struct sampler *s, struct target_thread *th, bool running)
 	return running && now - tp->cpu_moved_ns <= CPU_STALE_NS;
 }
 
-/* 'thread TID "NAME"' with '"' and '\' escaped by a backslash and ';'
- * as \x3b. */
+/* 'WHAT ID "NAME"' ('thread TID "NAME"', 'process PID "CMD"') with '"'
+ * and '\' escaped by a backslash and ';' as \x3b. */
 static void
-thread_root_text(char *out, size_t cap, pid_t tid, const char *name)
+root_text(char *out, size_t cap, const char *what, pid_t id,
+	  const char *name)
 {
-	size_t o = snprintf(out, cap, "thread %d \"", (int)tid);
+	size_t o = snprintf(out, cap, "%s %d \"", what, (int)id);
 
 	for (const char *c = name; *c && o + 6 < cap; c++) {
 		if (*c == '"' || *c == '\\') {
@@ -255,12 +298,36 @@ thread_root_text(char *out, size_t cap, pid_t tid, const char *name)
 	out[o] = '\0';
 }
 
+/* 'process PID "CMD"', the root of every stack with --subprocesses; the
+ * command line is read again now and then (servers retitle workers). */
+static void
+process_root(struct sampler *s)
+{
+	char cmd[200];
+
+	if (s->have_proc_root && s->tick - s->proc_root_tick < NAME_REFRESH_TICKS)
+		return;
+	s->proc_root_tick = s->tick;
+	if (proc_cmdline(s->pid, cmd, sizeof(cmd)) < 0) {
+		if (s->have_proc_root)
+			return;
+		cmd[0] = '\0';
+	}
+	root_text(s->proc_root, sizeof(s->proc_root), "process", s->pid, cmd);
+	s->proc_root_id = profile_frame_make(s->prof,
+		&(struct profile_frame_desc){
+			.kind = PROFILE_FRAME_PROCESS, .name = cmd,
+			.text = s->proc_root,
+		});
+	s->have_proc_root = true;
+}
+
 /* The root frame of a thread, recording its name in the profile. */
 static uint32_t
 thread_frame(struct sampler *s, pid_t tid, const char *name,
 	     const char *text)
 {
-	profile_thread_name(s->prof, s->t->pid, tid, name);
+	profile_thread_name(s->prof, s->pid, tid, name);
 	return profile_frame_make(s->prof, &(struct profile_frame_desc){
 		.kind = PROFILE_FRAME_THREAD, .name = name, .text = text,
 	});
@@ -274,10 +341,10 @@ thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
 
 	if (tp->have_root && s->tick - tp->root_tick < NAME_REFRESH_TICKS)
 		return;
-	if (proc_thread_comm(s->t->pid, tid, comm, sizeof(comm)) < 0 &&
+	if (proc_thread_comm(s->pid, tid, comm, sizeof(comm)) < 0 &&
 	    tp->have_root)
 		return;
-	thread_root_text(tp->root, sizeof(tp->root), tid, comm);
+	root_text(tp->root, sizeof(tp->root), "thread", tid, comm);
 	tp->root_id = thread_frame(s, tid, comm, tp->root);
 	tp->have_root = true;
 	tp->root_tick = s->tick;
@@ -304,9 +371,13 @@ static void
 record(struct sampler *s, pid_t tid, struct thread_priv *tp,
        const uint64_t *ips, int n)
 {
-	uint32_t frames[SAMPLER_MAX_FRAMES + 1];
+	uint32_t frames[SAMPLER_MAX_FRAMES + 2];
 	size_t d = 0;
 
+	if (s->subprocesses) {
+		process_root(s);
+		frames[d++] = s->proc_root_id;
+	}
 	if (s->threads) {
 		thread_root(s, tid, tp);
 		frames[d++] = tp->root_id;
@@ -337,7 +408,8 @@ record(struct sampler *s, pid_t tid, struct thread_priv *tp,
 		}
 		frames[d++] = *id;
 	}
-	profile_add(s->prof, now_ns() - s->start_ns, tid, frames, d);
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid, tid,
+			   PROFILE_STATE_UNKNOWN, frames, d);
 }
 
 /* Samples one thread. Returns 0 when a stack was recorded. */
@@ -463,12 +535,13 @@ probe_ruby(struct sampler *s)
 		return;
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
-	if (ruby_vm_find(s->t->pid, s->mem, s->symtab, s->force_version,
+	if (ruby_vm_find(s->pid, s->mem, s->symtab, s->force_version,
 			 &vm) == 0) {
 		if (s->force_version)
 			error_msg("warning: reading Ruby %s with the layout of %s (--force-version): frames may be wrong if the two differ",
 				  vm.version, vm.layout->version);
-		s->ruby = ruby_reader_create(&vm, s->mem);
+		s->vm = vm;
+		s->ruby = ruby_reader_create(&s->vm, s->mem);
 		s->mode = SAMPLER_RUBY;
 		free(s->prof->meta.ruby_version);
 		s->prof->meta.ruby_version = xstrdup(vm.version);
@@ -486,7 +559,7 @@ probe_ruby(struct sampler *s)
 		s->fatal = ENOTSUP;
 		snprintf(s->fatal_msg, sizeof(s->fatal_msg),
 			 "process %d runs Ruby %s, which rbflame has no layout for (supported: %s); if its structs match a supported release, try --force-version X.Y",
-			 (int)s->t->pid, vm.version, supported);
+			 (int)s->pid, vm.version, supported);
 		return;
 	case EAGAIN:
 		/* Ruby, but its VM is not there yet (or not found). */
@@ -494,16 +567,16 @@ probe_ruby(struct sampler *s)
 			s->fatal = EIO;
 			snprintf(s->fatal_msg, sizeof(s->fatal_msg),
 				 "process %d runs Ruby %s but its VM could not be located (is it a supported build? try --debug)",
-				 (int)s->t->pid, vm.version);
+				 (int)s->pid, vm.version);
 		}
 		return;
 	default:
 		/* Right after exec the loader has not mapped libruby yet. */
-		if (loader_busy(s->t->pid) && now - s->pending_since < PROBE_FOR_NS)
+		if (loader_busy(s->pid) && now - s->pending_since < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
 		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks%s",
-			   (int)s->t->pid,
+			   (int)s->pid,
 			   s->nonblocking ? " (--nonblocking is for Ruby stacks: native ones are read in short stops)" : "");
 		return;
 	}
@@ -515,23 +588,27 @@ probe_ruby(struct sampler *s)
 static void
 record_ruby(struct sampler *s, const struct ruby_stack *st)
 {
-	uint32_t frames[RUBY_MAX_FRAMES + 4];
+	uint32_t frames[RUBY_MAX_FRAMES + 5];
 	const char *state[2] = { NULL, NULL };
 	enum profile_state pstate = PROFILE_STATE_RUNNING;
 	char kstate = 'R';
 	size_t d = 0;
 
+	if (s->subprocesses) {
+		process_root(s);
+		frames[d++] = s->proc_root_id;
+	}
 	if (s->threads) {
 		char root[160], comm[64];
 		const char *name = st->name;
 
-		if (!name[0] && proc_thread_comm(s->t->pid, st->tid, comm,
+		if (!name[0] && proc_thread_comm(s->pid, st->tid, comm,
 						 sizeof(comm)) == 0)
 			name = comm;
-		thread_root_text(root, sizeof(root), st->tid, name);
+		root_text(root, sizeof(root), "thread", st->tid, name);
 		frames[d++] = thread_frame(s, st->tid, name, root);
 	} else {
-		profile_thread_name(s->prof, s->t->pid, st->tid, st->name);
+		profile_thread_name(s->prof, s->pid, st->tid, st->name);
 	}
 	switch (st->state) {
 	case RUBY_STATE_GC_MARKING:
@@ -559,8 +636,7 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 		 * since attach, tells which without an open per tick. */
 		kstate = 'S';
 		{
-			struct target_thread *th =
-				target_thread_find(s->t, st->tid);
+			struct target_thread *th = own_thread(s, st->tid);
 			struct proc_syscall sc;
 
 			if (th && th->syscall_fd >= 0 &&
@@ -579,7 +655,7 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 	if (s->cpu) {
 		/* The GVL holder runs (or collects garbage) as far as the
 		 * kernel goes: its CPU time decides. */
-		struct target_thread *th = target_thread_find(s->t, st->tid);
+		struct target_thread *th = own_thread(s, st->tid);
 
 		if (!th || !on_cpu(s, th, kstate == 'R'))
 			return;
@@ -617,7 +693,7 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 			&(struct profile_frame_desc){
 				.kind = PROFILE_FRAME_STATE, .name = state[i],
 			});
-	profile_add_sample(s->prof, now_ns() - s->start_ns, s->t->pid,
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid,
 			   st->tid, pstate, frames, d);
 }
 
@@ -683,7 +759,7 @@ ruby_tick(struct sampler *s)
 			frozen = true;	/* the holder is one we hold */
 			break;
 		}
-		th = target_thread_find(s->t, holder);
+		th = own_thread(s, holder);
 		if (!th || th->state != TS_RUNNING)
 			break;
 		if (target_interrupt(s->t, th) < 0 ||
@@ -750,13 +826,19 @@ void
 sampler_tick(struct sampler *s)
 {
 	struct target *t = s->t;
+	struct target_process *p = target_process_find(t, s->pid);
 	pid_t tids[4096];
 	size_t n = 0;
 
-	if (t->exec_seen) {
+	/* Gone, or a vfork child still running in its parent's memory. */
+	if (!p || p->exited || p->vforked)
+		return;
+	if (p->exec_seen) {
 		/* A new program image: new maps, new symbols. */
 		teardown_process(s);
 		ip_cache_clear(s->names);
+		s->have_proc_root = false;
+		p->exec_seen = false;
 		t->exec_seen = false;
 		if (setup_process(s) < 0)
 			return;
@@ -766,7 +848,8 @@ sampler_tick(struct sampler *s)
 	if (s->fatal || s->mode == SAMPLER_PENDING)
 		return;
 	s->tick++;
-	s->prof->stats.ticks++;
+	if (s->count_ticks)
+		s->prof->stats.ticks++;
 	if (s->mode == SAMPLER_RUBY) {
 		ruby_tick(s);
 		return;
@@ -774,10 +857,17 @@ sampler_tick(struct sampler *s)
 	/* The thread array changes under us as events are handled: walk a
 	 * copy of the tids. */
 	for (size_t i = 0; i < t->nthreads && n < 4096; i++)
-		tids[n++] = t->threads[i].tid;
-	for (size_t i = 0; i < n && !t->exited && !*t->stop_flag; i++) {
-		struct target_thread *th = target_thread_find(t, tids[i]);
+		if (t->threads[i].pid == s->pid)
+			tids[n++] = t->threads[i].tid;
+	for (size_t i = 0; i < n && !*t->stop_flag; i++) {
+		struct target_thread *th;
 
+		/* Events handled on the way may have moved the process
+		 * table: look the process up again. */
+		p = target_process_find(t, s->pid);
+		if (!p || p->exited)
+			break;
+		th = target_thread_find(t, tids[i]);
 		if (!th || th->state != TS_RUNNING)
 			continue;
 		/* cpu mode: sample_thread skips a thread asleep in the
