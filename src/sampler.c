@@ -220,6 +220,8 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 		s->vm = parent->vm;
 		s->ruby = ruby_reader_create(&s->vm, s->mem);
 		s->mode = SAMPLER_RUBY;
+	} else if (parent->mode == SAMPLER_NATIVE) {
+		s->mode = SAMPLER_NATIVE;
 	}
 	return 0;
 }
@@ -575,6 +577,13 @@ probe_ruby(struct sampler *s)
 		if (loader_busy(s->pid) && now - s->pending_since < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
+		if (s->pid != s->t->pid) {
+			/* A child that ran another program (a shell, a
+			 * helper): not worth a line each time. */
+			debug_msg("child %d is not Ruby: native stacks",
+				  (int)s->pid);
+			return;
+		}
 		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks%s",
 			   (int)s->pid,
 			   s->nonblocking ? " (--nonblocking is for Ruby stacks: native ones are read in short stops)" : "");
