@@ -3,18 +3,25 @@
 # Copyright (c) 2026 The rbflame authors
 #
 # The (garbage collection) share against Ruby's own account: the gcshare
-# fixture allocates without pause over a large live set and prints, on
-# SIGUSR1, GC.stat(:time) and its CPU time. Rounds of 'rbflame -p PID -s
-# 12 -r 1000', each between two such lines, until the profile has >=
+# fixture (tests/ruby/fixtures) collects about half its time and prints,
+# on SIGUSR1, GC.stat(:time) and its CPU time. Rounds of 'rbflame -p PID
+# -s 12 -r RATE', each between two such lines, until the profile has >=
 # 10,000 samples: the share of samples ending in (garbage collection)
-# (with or without a phase under it) is within 5 points of the share of
-# the fixture's CPU time that GC.stat(:time) says went to the collector
-# (Ruby measures GC time in CPU time; wall-clock sampling sees the same
-# split as long as the target is descheduled evenly across phases).
-# Every sample is the fixture's one thread in Litter#churn or <main>.
+# (with a phase under it or not) must be within 5 points of the share of
+# the fixture's CPU time that GC.stat(:time) gives to the collector.
+# Ruby measures GC time in CPU time; wall-clock samples see the same split
+# as long as the target is descheduled evenly across phases.
+#
+# Only rounds where rbflame kept its schedule count (late ticks under 5%
+# of the ticks due): a sampler that cannot keep up samples as fast as it
+# can, and a stop that costs more in one phase than another then thins
+# that phase's samples (seen here: GC 38% against 54% when rbflame was
+# 80% late on a machine with a load of 11). A late round halves the rate
+# (1000 Hz first, 125 Hz at least). This takes longer than make check
+# allows on a busy machine, so it lives in the long tier.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
-. "$(dirname "$0")/lib-ruby.sh"
+. "$(dirname "$0")/../ruby/lib-ruby.sh"
 
 FX=gcshare.rb
 start_fixture gcs gcshare.rb
@@ -31,25 +38,37 @@ gc_line() {
 	grep '^gc ' "$T/gcs.log" | sed -n "${1}p"
 }
 
-gc_ms=0 cpu=0 k=0 files=()
-for round in 1 2 3; do
+rate=1000 gc_ms=0 cpu=0 k=0 kept=0 files=()
+for round in $(seq 1 12); do
 	kill -USR1 "$pid"
 	k=$((k + 1))
 	read -r _ g0 _ c0 <<<"$(gc_line $k)"
-	run_rbflame "r$round" 40 -p "$pid" -s 12 -r 1000 -o "$T/r$round.folded"
+	run_rbflame "r$round" 40 -p "$pid" -s 12 -r "$rate" \
+		-o "$T/r$round.folded"
 	kill -USR1 "$pid"
 	k=$((k + 1))
 	read -r _ g1 _ c1 <<<"$(gc_line $k)"
-	expect_rc 0 "rbflame -p PID -s 12 -r 1000 (round $round)"
-	say "round $round: $(tail -n 1 "$T/r$round.err")"
+	expect_rc 0 "rbflame -p PID -s 12 -r $rate (round $round)"
+	sum=$(tail -n 1 "$T/r$round.err")
+	read -r ticks late <<<"$(printf '%s\n' "$sum" |
+		sed -n 's/.*(\([0-9]*\) ticks at [^)]*), \([0-9]*\) late ticks.*/\1 \2/p')"
+	[ -n "$late" ] || fail "no tick counts on the summary line: $sum"
+	if [ $((late * 20)) -gt $((ticks + late)) ]; then
+		say "round $round at $rate Hz: $late late ticks of" \
+			"$((ticks + late)): not counted; $sum"
+		[ "$rate" -gt 125 ] && rate=$((rate / 2))
+		continue
+	fi
+	say "round $round at $rate Hz: $sum"
 	gc_ms=$((gc_ms + g1 - g0))
 	cpu=$(perl -e 'print $ARGV[0] + $ARGV[2] - $ARGV[1]' "$cpu" "$c0" "$c1")
 	files+=("$T/r$round.folded")
 	cat "${files[@]}" >"$T/all.folded"
-	[ "$(total_samples "$T/all.folded")" -ge 10000 ] && break
+	kept=$(total_samples "$T/all.folded")
+	[ "$kept" -ge 10000 ] && break
 done
-n=$(total_samples "$T/all.folded")
-[ "$n" -ge 10000 ] || fail "only $n samples in $round rounds"
+[ "$kept" -ge 10000 ] ||
+	fail "only $kept samples from rounds on schedule in $round rounds"
 
 assert_share "$T/all.folded" '^<main> \(' 100 "stacks rooted at <main>"
 read -r g t <<<"$(share "$T/all.folded" \
@@ -63,8 +82,8 @@ verdict=$(perl -e '
 read -r prof ruby ok <<<"$verdict"
 say "(garbage collection): $g/$t samples = $prof%;" \
 	"GC.stat(:time): $gc_ms ms of $cpu s CPU = $ruby% (want within 5 points)"
-[ "$ok" = 1 ] || fail "GC share $prof% in the profile, $ruby% by GC.stat"
 [ "$g" -gt 0 ] || fail "no sample in the collector"
+[ "$ok" = 1 ] || fail "GC share $prof% in the profile, $ruby% by GC.stat"
 
 wait_untraced "$pid" 2
 assert_running "$pid" 3 0.1
