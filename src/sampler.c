@@ -307,7 +307,8 @@ process_root(struct sampler *s)
 {
 	char cmd[200];
 
-	if (s->have_proc_root && s->tick - s->proc_root_tick < NAME_REFRESH_TICKS)
+	if (s->have_proc_root &&
+	    s->tick - s->proc_root_tick < NAME_REFRESH_TICKS)
 		return;
 	s->proc_root_tick = s->tick;
 	if (proc_cmdline(s->pid, cmd, sizeof(cmd)) < 0) {
@@ -574,7 +575,8 @@ probe_ruby(struct sampler *s)
 		return;
 	default:
 		/* Right after exec the loader has not mapped libruby yet. */
-		if (loader_busy(s->pid) && now - s->pending_since < PROBE_FOR_NS)
+		if (loader_busy(s->pid) &&
+		    now - s->pending_since < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
 		if (s->pid != s->t->pid) {

@@ -48,8 +48,9 @@ struct target_thread {
 /* A process of the target: the first one, then every child followed. */
 struct target_process {
 	pid_t pid;
-	pid_t parent;		/* the process that forked it, 0 for the first */
-	bool vforked;		/* shares its parent's memory until it execs */
+	pid_t parent;		/* the process that forked it; 0: the first,
+				 * or the fork event is not seen yet */
+	bool vforked;		/* shares its parent's memory until exec */
 	bool exited;		/* its leader is gone */
 	bool exec_seen;		/* an exec replaced its image (the sampler
 				 * clears it once it has caught up) */
@@ -67,7 +68,8 @@ struct target {
 	bool exited;		/* the whole process is gone */
 	int exit_status;	/* wait status of the leader when exited */
 	bool exec_seen;		/* an exec replaced the image: maps changed */
-	bool cputime;		/* keep each thread's schedstat open (cpu mode) */
+	bool cputime;		/* keep each thread's schedstat open
+				 * (cpu mode) */
 	bool follow_forks;	/* trace forked children too (set before
 				 * attach or launch) */
 	struct target_process *procs;	/* procs[0] is pid */
