@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# make check-long: the long tier (soak, the GC share; faults and fuzzing
-# to come).
+# make check-long: the long tier (soak, the GC share, the GVL split;
+# faults and fuzzing to come).
 # Runs each script under tests/long/ in turn and fails if any fails.
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in "$dir"/soak.sh "$dir"/gcshare.sh; do
+for t in "$dir"/soak.sh "$dir"/gcshare.sh "$dir"/gvlshare.sh; do
 	name=${t##*/}
 	start=$(date +%s)
 	if bash "$t"; then
