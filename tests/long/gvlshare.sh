@@ -6,7 +6,8 @@
 # threads (spin-a, spin-b) contending for the GVL while the main thread
 # sleeps. Wall mode (the default), --threads, rounds of 8 s at 1000 Hz
 # until each spinner has >= 10,000 samples: each spinner's samples are
-# all Object#spin, 35-65% of them ending in (waiting for GVL) and the rest
+# >= 97% Object#spin at its line (the rest in Fixture.done?, a GVL
+# hand-over point), 35-65% ending in (waiting for GVL) and the rest
 # running (Ruby hands the GVL over every 100 ms: about half each); the
 # main thread's are >= 95% Kernel#sleep;(blocked); the summary lines count
 # the same samples per state as the profile. On a busy machine rbflame
@@ -63,7 +64,7 @@ assert_collapsed "$T/wall.folded" "wall mode"
 spin=$(expand_stack 'block in Object#spinner {spinner};Object#spin {spin}')
 for t in "$a:spin-a" "$b:spin-b"; do
 	tid=${t%%:*} name=${t#*:}
-	assert_stacks "$T/wall.folded" 99 "$name (tid $tid), all" \
+	assert_stacks "$T/wall.folded" 97 "$name (tid $tid), all" \
 		--within "thread $tid \"$name\";" \
 		"thread $tid \"$name\";$spin@GC?@" \
 		"thread $tid \"$name\";$spin;(waiting for GVL)"
