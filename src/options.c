@@ -44,6 +44,12 @@ const char options_help[] =
 "                         runs in lockstep with the target's timers\n"
 "      --mode MODE        wall (default): every Ruby thread in every tick,\n"
 "                         whatever it is doing; cpu: only threads on a CPU\n"
+"      --subprocesses     follow forks: profile the children too (forking\n"
+"                         servers' workers), each stack rooted at\n"
+"                         'process PID \"CMD\"'\n"
+"      --nonblocking      read Ruby stacks without ever stopping the\n"
+"                         target; a read that changed under us is dropped\n"
+"                         (the summary gives the torn rate)\n"
 "\n"
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout); may\n"
@@ -103,6 +109,9 @@ enum {
 	/* --native */
 	OPT_NATIVE,
 	OPT_NATIVE_ALL,
+	/* Forking servers and reading without stops (issue #9). */
+	OPT_SUBPROCESSES,
+	OPT_NONBLOCKING,
 };
 
 static const struct option long_options[] = {
@@ -119,6 +128,9 @@ static const struct option long_options[] = {
 	{ "native", no_argument, NULL, OPT_NATIVE },
 	{ "native-all", no_argument, NULL, OPT_NATIVE_ALL },
 	OPTIONS_VIEW_LONG_OPTIONS,
+	/* Forking servers and reading without stops (issue #9). */
+	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
+	{ "nonblocking", no_argument, NULL, OPT_NONBLOCKING },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -380,6 +392,13 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 			if (options_view_parse(c, optarg, &o->view, err,
 					       errlen) < 0)
 				return OPTIONS_ERROR;
+			break;
+		/* Forking servers and reading without stops (issue #9). */
+		case OPT_SUBPROCESSES:
+			o->subprocesses = true;
+			break;
+		case OPT_NONBLOCKING:
+			o->nonblocking = true;
 			break;
 		case 'q':
 			o->quiet = true;

@@ -421,6 +421,29 @@ proc_syscall_read_fd(int fd, struct proc_syscall *out)
 	return proc_syscall_parse(buf, out);
 }
 
+int
+proc_schedstat_read_fd(int fd, uint64_t *run_ns)
+{
+	char buf[128], *end;
+	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+	unsigned long long v;
+
+	if (n <= 0) {
+		if (n == 0)
+			errno = ESRCH;
+		return -1;
+	}
+	buf[n] = '\0';
+	errno = 0;
+	v = strtoull(buf, &end, 10);
+	if (errno || end == buf) {
+		errno = EINVAL;
+		return -1;
+	}
+	*run_ns = v;
+	return 0;
+}
+
 bool
 proc_syscall_nonrestartable(long nr)
 {

@@ -7,6 +7,11 @@
  * also happens if rbflame is killed. The main thread then writes the
  * profile, so whatever was collected is written on every exit path that
  * lets us run: end of duration, Ctrl-C, SIGTERM, target exit.
+ *
+ * With --subprocesses every child the target forks is traced too (and
+ * its children): one sampler per process, made when the fork is seen and
+ * finished when the child exits; its samples stay in the profile. The
+ * run ends when every followed process has exited.
  */
 #include "config.h"
 
@@ -56,8 +61,105 @@ struct run_ctx {
 	bool exited;
 	int exit_status;
 	bool progress;
+	size_t nprocs;		/* processes profiled (--subprocesses) */
 	char fatal_msg[768];	/* an error that ended sampling */
 };
+
+/* --subprocesses: the samplers of the followed children. */
+struct child {
+	pid_t pid;
+	struct sampler *s;	/* NULL once its process has exited */
+};
+
+struct children {
+	struct child *v;
+	size_t n, cap;
+};
+
+static struct child *
+child_find(struct children *k, pid_t pid)
+{
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].pid == pid)
+			return &k->v[i];
+	return NULL;
+}
+
+/* Starts a sampler for each child whose fork has been seen, and finishes
+ * those whose process has exited. */
+static void
+children_sync(struct children *k, struct target *t, struct sampler *first)
+{
+	for (size_t i = 0; i < t->nprocs; i++) {
+		struct target_process *p = &t->procs[i];
+		struct child *ch = child_find(k, p->pid);
+		const struct sampler *parent = first;
+
+		if (p->pid == first->pid || !p->parent)
+			continue;
+		if (!ch && !p->exited) {
+			struct child *pc = child_find(k, p->parent);
+
+			if (pc && pc->s)
+				parent = pc->s;
+			k->v = xgrowarray(k->v, &k->cap, k->n + 1,
+					  sizeof(*k->v));
+			ch = &k->v[k->n++];
+			ch->pid = p->pid;
+			ch->s = xcalloc(1, sizeof(*ch->s));
+			if (sampler_init_child(ch->s, parent, p->pid) < 0) {
+				debug_msg("cannot read child %d: %s",
+					  (int)p->pid, strerror(errno));
+				sampler_fini(ch->s);
+				free(ch->s);
+				ch->s = NULL;
+			} else {
+				debug_msg("following child %d of %d",
+					  (int)p->pid, (int)p->parent);
+			}
+			continue;
+		}
+		if (ch && ch->s && (p->exited || ch->s->fatal)) {
+			if (ch->s->fatal)
+				error_msg("process %d: %s", (int)p->pid,
+					  ch->s->fatal_msg);
+			sampler_fini(ch->s);
+			free(ch->s);
+			ch->s = NULL;
+		}
+	}
+}
+
+static void
+children_fini(struct children *k)
+{
+	for (size_t i = 0; i < k->n; i++) {
+		if (k->v[i].s) {
+			sampler_fini(k->v[i].s);
+			free(k->v[i].s);
+		}
+	}
+	free(k->v);
+}
+
+/* One round: every process once; the first one still there counts the
+ * round as the run's tick. */
+static void
+tick_all(struct target *t, struct sampler *s, struct children *k)
+{
+	struct target_process *p = target_process_find(t, s->pid);
+	bool counted = p && !p->exited;
+
+	s->count_ticks = true;
+	sampler_tick(s);
+	for (size_t i = 0; i < k->n && !*t->stop_flag; i++) {
+		if (!k->v[i].s)
+			continue;
+		k->v[i].s->count_ticks = !counted;
+		counted = true;
+		sampler_tick(k->v[i].s);
+	}
+}
 
 static void
 progress_line(struct run_ctx *c, uint64_t elapsed_ns, bool final)
@@ -85,9 +187,10 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
 				       : UINT64_MAX;
 	uint64_t next_progress = start + PROGRESS_NS;
 	struct schedule sched;
+	struct children kids = { 0 };
 
 	schedule_init(&sched, start, o->rate, start ^ (uint64_t)getpid());
-	while (!stop_flag && !t->exited && t->nthreads > 0 && !s->fatal) {
+	while (!stop_flag && target_alive(t) && !s->fatal) {
 		uint64_t now = now_ns();
 
 		if (now >= end)
@@ -102,11 +205,18 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
 			target_poll(t, wake - now);
 			continue;
 		}
-		sampler_tick(s);
+		if (t->follow_forks) {
+			children_sync(&kids, t, s);
+			tick_all(t, s, &kids);
+		} else {
+			sampler_tick(s);
+		}
 		c->prof->stats.late_ticks += schedule_advance(&sched, now_ns());
 		target_take_signals(t);
 	}
 	c->prof->stats.duration_s = (now_ns() - start) / 1e9;
+	c->nprocs = t->nprocs;
+	children_fini(&kids);
 	if (c->progress)
 		progress_line(c, 0, true);
 }
@@ -163,6 +273,8 @@ tracer_main(void *arg)
 		c->attach_errno = errno;
 		return NULL;
 	}
+	t.cputime = o->cpu;
+	t.follow_forks = o->subprocesses;
 	if (o->command) {
 		if (target_launch(&t, o->command, &c->exec_errno) < 0) {
 			c->attach_errno = errno ? errno : EINVAL;
@@ -185,6 +297,8 @@ tracer_main(void *arg)
 		s.force_version = o->force_version;
 		s.native = o->native;
 		s.native_all = o->native_all;
+		s.nonblocking = o->nonblocking;
+		s.subprocesses = o->subprocesses;
 		sample_loop(c, &t, &s);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,
@@ -202,6 +316,26 @@ tracer_main(void *arg)
 	return NULL;
 }
 
+/* The summary's tail for a Ruby target: samples per state, named as the
+ * leaf pseudo-frames are, so a share can be read off without the profile. */
+static void
+summary_states(const struct profile_stats *st)
+{
+	const uint64_t *n = st->per_state;
+
+	fprintf(stderr,
+		"; states: running %llu, garbage collection %llu (marking %llu, sweeping %llu), waiting for GVL %llu, blocked %llu, running without GVL %llu",
+		(unsigned long long)n[PROFILE_STATE_RUNNING],
+		(unsigned long long)(n[PROFILE_STATE_GC] +
+				     n[PROFILE_STATE_MARKING] +
+				     n[PROFILE_STATE_SWEEPING]),
+		(unsigned long long)n[PROFILE_STATE_MARKING],
+		(unsigned long long)n[PROFILE_STATE_SWEEPING],
+		(unsigned long long)n[PROFILE_STATE_WAITING_GVL],
+		(unsigned long long)n[PROFILE_STATE_BLOCKED],
+		(unsigned long long)n[PROFILE_STATE_NO_GVL]);
+}
+
 static void
 summary(const struct run_ctx *c)
 {
@@ -210,7 +344,7 @@ summary(const struct run_ctx *c)
 	if (quiet_enabled)
 		return;
 	fprintf(stderr,
-		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99\n",
+		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99",
 		program_name, (unsigned long long)st->samples, st->duration_s,
 		(unsigned long long)st->ticks,
 		st->duration_s > 0 ? st->ticks / st->duration_s : 0.0,
@@ -218,10 +352,20 @@ summary(const struct run_ctx *c)
 		(unsigned long long)st->failed,
 		profile_stop_quantile(c->prof, 0.5) / 1e3,
 		profile_stop_quantile(c->prof, 0.99) / 1e3);
+	if (c->prof->meta.ruby_version)
+		summary_states(st);
+	if (c->o->subprocesses)
+		fprintf(stderr, "; %zu processes", c->nprocs);
+	if (c->o->nonblocking)
+		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%)",
+			(unsigned long long)st->torn,
+			(unsigned long long)st->rereads,
+			st->rereads ? 100.0 * st->torn / st->rereads : 0.0);
 	if (st->woven || st->weave_errors)
-		fprintf(stderr, "%s: --native: %llu stacks woven, %llu weave errors (kept under [unwoven])\n",
-			program_name, (unsigned long long)st->woven,
+		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
+			(unsigned long long)st->woven,
 			(unsigned long long)st->weave_errors);
+	fputc('\n', stderr);
 }
 
 static int

@@ -42,6 +42,10 @@
 #define GVL_RETRIES 3
 #define NAME_REFRESH_TICKS 64
 #define BLOCK_PROBE_BYTES 256
+/* cpu mode: a thread whose CPU time has not moved for this long is not on
+ * a CPU, whatever its kernel state (longer than the kernel's accounting
+ * tick, so a running thread's time has moved within it). */
+#define CPU_STALE_NS (12ull * 1000000ull)
 
 struct thread_priv {
 	char root[160];		/* 'thread TID "NAME"' */
@@ -54,6 +58,9 @@ struct thread_priv {
 	uint64_t probe_hash;
 	uint64_t ips[SAMPLER_MAX_FRAMES];
 	int nips;
+	/* cpu mode: the thread's CPU time and when it last moved */
+	bool cpu_known;
+	uint64_t cpu_ns, cpu_moved_ns;
 };
 
 /* ip -> frame id, so each address is named once. Key: ip << 1 | leaf. */
@@ -134,7 +141,7 @@ thread_gone(struct target_thread *th, void *arg)
 static int
 setup_process(struct sampler *s)
 {
-	pid_t pid = s->t->pid;
+	pid_t pid = s->pid;
 
 	s->mode = SAMPLER_PENDING;
 	s->pending_since = now_ns();
@@ -179,6 +186,8 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
+	s->pid = t->pid;
+	s->count_ticks = true;
 	s->prof = prof;
 	s->threads = threads;
 	s->function = function;
@@ -189,7 +198,41 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 	t->thread_gone = thread_gone;
 	t->thread_gone_arg = s;
 	t->exec_seen = false;
+	if (target_process_find(t, s->pid))
+		target_process_find(t, s->pid)->exec_seen = false;
 	return setup_process(s);
+}
+
+int
+sampler_init_child(struct sampler *s, const struct sampler *parent,
+		   pid_t pid)
+{
+	memset(s, 0, sizeof(*s));
+	s->t = parent->t;
+	s->pid = pid;
+	s->prof = parent->prof;
+	s->threads = parent->threads;
+	s->function = parent->function;
+	s->cpu = parent->cpu;
+	s->nonblocking = parent->nonblocking;
+	s->native = parent->native;
+	s->native_all = parent->native_all;
+	s->subprocesses = parent->subprocesses;
+	s->force_version = parent->force_version;
+	s->start_ns = parent->start_ns;
+	s->names = ip_cache_create();
+	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
+	if (setup_process(s) < 0)
+		return -1;
+	if (parent->mode == SAMPLER_RUBY) {
+		/* fork copies the address space: same VM, same addresses. */
+		s->vm = parent->vm;
+		s->ruby = ruby_reader_create(&s->vm, s->mem);
+		s->mode = SAMPLER_RUBY;
+	} else if (parent->mode == SAMPLER_NATIVE) {
+		s->mode = SAMPLER_NATIVE;
+	}
+	return 0;
 }
 
 void
@@ -212,12 +255,45 @@ priv_of(struct target_thread *th)
 	return th->priv;
 }
 
-/* 'thread TID "NAME"' with '"' and '\' escaped by a backslash and ';'
- * as \x3b. */
-static void
-thread_root_text(char *out, size_t cap, pid_t tid, const char *name)
+/* A thread of this sampler's process, by tid (a forked child's VM lists
+ * its parent's threads until it has cleaned up after the fork). */
+static struct target_thread *
+own_thread(struct sampler *s, pid_t tid)
 {
-	size_t o = snprintf(out, cap, "thread %d \"", (int)tid);
+	struct target_thread *th = target_thread_find(s->t, tid);
+
+	return th && th->pid == s->pid ? th : NULL;
+}
+
+/* cpu mode: is th on a CPU at this tick? running says what the kernel's
+ * state says (not asleep in a syscall); its CPU time, read through the
+ * schedstat file kept open since attach, must also have moved lately, so
+ * a runnable thread that gets no CPU does not count either. Called for
+ * every thread every tick, which keeps the last reading fresh. */
+static bool
+on_cpu(struct sampler *s, struct target_thread *th, bool running)
+{
+	struct thread_priv *tp = priv_of(th);
+	uint64_t ns, now = now_ns();
+
+	if (th->schedstat_fd < 0 ||
+	    proc_schedstat_read_fd(th->schedstat_fd, &ns) < 0)
+		return running;
+	if (!tp->cpu_known || ns != tp->cpu_ns) {
+		tp->cpu_known = true;
+		tp->cpu_ns = ns;
+		tp->cpu_moved_ns = now;
+	}
+	return running && now - tp->cpu_moved_ns <= CPU_STALE_NS;
+}
+
+/* 'WHAT ID "NAME"' ('thread TID "NAME"', 'process PID "CMD"') with '"'
+ * and '\' escaped by a backslash and ';' as \x3b. */
+static void
+root_text(char *out, size_t cap, const char *what, pid_t id,
+	  const char *name)
+{
+	size_t o = snprintf(out, cap, "%s %d \"", what, (int)id);
 
 	for (const char *c = name; *c && o + 6 < cap; c++) {
 		if (*c == '"' || *c == '\\') {
@@ -233,12 +309,37 @@ thread_root_text(char *out, size_t cap, pid_t tid, const char *name)
 	out[o] = '\0';
 }
 
+/* 'process PID "CMD"', the root of every stack with --subprocesses; the
+ * command line is read again now and then (servers retitle workers). */
+static void
+process_root(struct sampler *s)
+{
+	char cmd[200];
+
+	if (s->have_proc_root &&
+	    s->tick - s->proc_root_tick < NAME_REFRESH_TICKS)
+		return;
+	s->proc_root_tick = s->tick;
+	if (proc_cmdline(s->pid, cmd, sizeof(cmd)) < 0) {
+		if (s->have_proc_root)
+			return;
+		cmd[0] = '\0';
+	}
+	root_text(s->proc_root, sizeof(s->proc_root), "process", s->pid, cmd);
+	s->proc_root_id = profile_frame_make(s->prof,
+		&(struct profile_frame_desc){
+			.kind = PROFILE_FRAME_PROCESS, .name = cmd,
+			.text = s->proc_root,
+		});
+	s->have_proc_root = true;
+}
+
 /* The root frame of a thread, recording its name in the profile. */
 static uint32_t
 thread_frame(struct sampler *s, pid_t tid, const char *name,
 	     const char *text)
 {
-	profile_thread_name(s->prof, s->t->pid, tid, name);
+	profile_thread_name(s->prof, s->pid, tid, name);
 	return profile_frame_make(s->prof, &(struct profile_frame_desc){
 		.kind = PROFILE_FRAME_THREAD, .name = name, .text = text,
 	});
@@ -252,10 +353,10 @@ thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
 
 	if (tp->have_root && s->tick - tp->root_tick < NAME_REFRESH_TICKS)
 		return;
-	if (proc_thread_comm(s->t->pid, tid, comm, sizeof(comm)) < 0 &&
+	if (proc_thread_comm(s->pid, tid, comm, sizeof(comm)) < 0 &&
 	    tp->have_root)
 		return;
-	thread_root_text(tp->root, sizeof(tp->root), tid, comm);
+	root_text(tp->root, sizeof(tp->root), "thread", tid, comm);
 	tp->root_id = thread_frame(s, tid, comm, tp->root);
 	tp->have_root = true;
 	tp->root_tick = s->tick;
@@ -282,9 +383,13 @@ static void
 record(struct sampler *s, pid_t tid, struct thread_priv *tp,
        const uint64_t *ips, int n)
 {
-	uint32_t frames[SAMPLER_MAX_FRAMES + 1];
+	uint32_t frames[SAMPLER_MAX_FRAMES + 2];
 	size_t d = 0;
 
+	if (s->subprocesses) {
+		process_root(s);
+		frames[d++] = s->proc_root_id;
+	}
 	if (s->threads) {
 		thread_root(s, tid, tp);
 		frames[d++] = tp->root_id;
@@ -315,7 +420,8 @@ record(struct sampler *s, pid_t tid, struct thread_priv *tp,
 		}
 		frames[d++] = *id;
 	}
-	profile_add(s->prof, now_ns() - s->start_ns, tid, frames, d);
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid, tid,
+			   PROFILE_STATE_UNKNOWN, frames, d);
 }
 
 /* True when th sleeps in a call that an interrupt would make fail (a C
@@ -452,12 +558,13 @@ probe_ruby(struct sampler *s)
 		return;
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
-	if (ruby_vm_find(s->t->pid, s->mem, s->symtab, s->force_version,
+	if (ruby_vm_find(s->pid, s->mem, s->symtab, s->force_version,
 			 &vm) == 0) {
 		if (s->force_version)
 			error_msg("warning: reading Ruby %s with the layout of %s (--force-version): frames may be wrong if the two differ",
 				  vm.version, vm.layout->version);
-		s->ruby = ruby_reader_create(&vm, s->mem);
+		s->vm = vm;
+		s->ruby = ruby_reader_create(&s->vm, s->mem);
 		s->mode = SAMPLER_RUBY;
 		free(s->prof->meta.ruby_version);
 		s->prof->meta.ruby_version = xstrdup(vm.version);
@@ -467,7 +574,7 @@ probe_ruby(struct sampler *s)
 	switch (errno) {
 	case ENOTSUP:
 		s->fatal = ENOTSUP;
-		ruby_vm_unsupported_msg(&vm, s->t->pid, s->fatal_msg,
+		ruby_vm_unsupported_msg(&vm, s->pid, s->fatal_msg,
 					sizeof(s->fatal_msg));
 		return;
 	case EAGAIN:
@@ -476,16 +583,25 @@ probe_ruby(struct sampler *s)
 			s->fatal = EIO;
 			snprintf(s->fatal_msg, sizeof(s->fatal_msg),
 				 "process %d runs Ruby %s but its VM could not be located (is it a supported build? try --debug)",
-				 (int)s->t->pid, vm.version);
+				 (int)s->pid, vm.version);
 		}
 		return;
 	default:
 		/* Right after exec the loader has not mapped libruby yet. */
-		if (loader_busy(s->t->pid) && now - s->pending_since < PROBE_FOR_NS)
+		if (loader_busy(s->pid) &&
+		    now - s->pending_since < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
-		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks",
-			   (int)s->t->pid);
+		if (s->pid != s->t->pid) {
+			/* A child that ran another program (a shell, a
+			 * helper): not worth a line each time. */
+			debug_msg("child %d is not Ruby: native stacks",
+				  (int)s->pid);
+			return;
+		}
+		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks%s",
+			   (int)s->pid,
+			   s->nonblocking ? " (--nonblocking is for Ruby stacks: native ones are read in short stops)" : "");
 		return;
 	}
 }
@@ -526,8 +642,7 @@ stack_state(struct sampler *s, const struct ruby_stack *st,
 		 * since attach, tells which without an open per tick. */
 		kstate = 'S';
 		{
-			struct target_thread *th =
-				target_thread_find(s->t, st->tid);
+			struct target_thread *th = own_thread(s, st->tid);
 			struct proc_syscall sc;
 
 			if (th && th->syscall_fd >= 0 &&
@@ -543,7 +658,14 @@ stack_state(struct sampler *s, const struct ruby_stack *st,
 	default:
 		break;
 	}
-	return !s->cpu || kstate == 'R';
+	if (s->cpu) {
+		/* The GVL holder runs (or collects garbage) as far as the
+		 * kernel goes: its CPU time decides. */
+		struct target_thread *th = own_thread(s, st->tid);
+
+		return th && on_cpu(s, th, kstate == 'R');
+	}
+	return true;
 }
 
 /* The thread's root frame ('thread TID "NAME"' with --threads), or
@@ -555,13 +677,13 @@ ruby_thread_root(struct sampler *s, const struct ruby_stack *st)
 	const char *name = st->name;
 
 	if (!s->threads) {
-		profile_thread_name(s->prof, s->t->pid, st->tid, st->name);
+		profile_thread_name(s->prof, s->pid, st->tid, st->name);
 		return PROFILE_NO_STR;
 	}
-	if (!name[0] && proc_thread_comm(s->t->pid, st->tid, comm,
+	if (!name[0] && proc_thread_comm(s->pid, st->tid, comm,
 					 sizeof(comm)) == 0)
 		name = comm;
-	thread_root_text(root, sizeof(root), st->tid, name);
+	root_text(root, sizeof(root), "thread", st->tid, name);
 	return thread_frame(s, st->tid, name, root);
 }
 
@@ -602,12 +724,16 @@ ruby_frame_id(struct sampler *s, const struct ruby_frame *f)
 static void
 record_ruby(struct sampler *s, const struct ruby_stack *st)
 {
-	uint32_t frames[RUBY_MAX_FRAMES + 4];
+	uint32_t frames[RUBY_MAX_FRAMES + 5];
 	const char *state[2];
 	enum profile_state pstate;
 	uint32_t root = ruby_thread_root(s, st);
 	size_t d = 0;
 
+	if (s->subprocesses) {
+		process_root(s);
+		frames[d++] = s->proc_root_id;
+	}
 	if (root != PROFILE_NO_STR)
 		frames[d++] = root;
 	if (!stack_state(s, st, state, &pstate))
@@ -619,13 +745,10 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 			&(struct profile_frame_desc){
 				.kind = PROFILE_FRAME_STATE, .name = state[i],
 			});
-	profile_add_sample(s->prof, now_ns() - s->start_ns, s->t->pid,
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid,
 			   st->tid, pstate, frames, d);
 }
 
-/* Stops the thread holding the GVL (while it is stopped no thread can
- * run Ruby code, so every Ruby stack is frozen), reads all stacks,
- * resumes. With no holder, nothing runs Ruby: read without stopping. */
 /* A digest of what a read of all stacks saw: two equal digests across
  * two reads mean no thread ran Ruby code in between. */
 static uint64_t
@@ -637,6 +760,7 @@ stacks_digest(const struct ruby_stack *st, int n)
 		h = (h ^ (uint64_t)st[i].tid) * 0x100000001b3ull;
 		h = (h ^ (uint64_t)(uint32_t)st[i].nframes) * 0x100000001b3ull;
 		h = (h ^ st[i].state) * 0x100000001b3ull;
+		h = (h ^ st[i].cfp) * 0x100000001b3ull;
 		for (int f = 0; f < st[i].nframes; f++) {
 			/* Labels and paths are interned: pointers compare. */
 			h = (h ^ (uintptr_t)st[i].frames[f].label) *
@@ -652,7 +776,10 @@ stacks_digest(const struct ruby_stack *st, int n)
  * run Ruby code, so every Ruby stack is frozen), reads all stacks,
  * resumes. When no thread we hold owns the GVL (none held it, or the one
  * we stopped had just released it), another may take it while we read:
- * then the read counts only if a second read finds exactly the same. */
+ * then the read counts only if a second read finds exactly the same.
+ * --nonblocking never stops anything: every read is checked that way, a
+ * seqlock of sorts whose sequence number is each thread's control-frame
+ * pointer and a digest of its frames. */
 static void
 ruby_tick(struct sampler *s)
 {
@@ -661,7 +788,10 @@ ruby_tick(struct sampler *s)
 	uint64_t t0 = now_ns();
 	bool frozen = false;
 
-	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
+	if (s->nonblocking)
+		mem_flush(s->mem);
+	for (int attempt = 0; !s->nonblocking && attempt <= GVL_RETRIES;
+	     attempt++) {
 		struct target_thread *th;
 		pid_t holder = 0;
 		bool seen = false;
@@ -681,7 +811,7 @@ ruby_tick(struct sampler *s)
 			frozen = true;	/* the holder is one we hold */
 			break;
 		}
-		th = target_thread_find(s->t, holder);
+		th = own_thread(s, holder);
 		if (!th || th->state != TS_RUNNING || in_nonrestartable(th))
 			break;
 		if (target_interrupt(s->t, th) < 0 ||
@@ -707,6 +837,9 @@ ruby_tick(struct sampler *s)
 		n2 = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 		frozen = n2 == n && stacks_digest(s->stacks, n2) == d;
 		n = n2;
+		s->prof->stats.rereads++;
+		if (!frozen)
+			s->prof->stats.torn++;
 	}
 	for (int i = 0; i < nstopped; i++) {
 		struct target_thread *th = target_thread_find(s->t, stopped[i]);
@@ -807,7 +940,7 @@ native_state(struct sampler *s)
 
 	if (!n) {
 		n = s->nat = xcalloc(1, sizeof(*n));
-		n->vm_module = vm_module_path(s->t->pid);
+		n->vm_module = vm_module_path(s->pid);
 		n->infos_by_ip = ip_cache_create();
 		debug_msg("--native: the VM's frames are those of %s",
 			  n->vm_module ? n->vm_module : "(no file found)");
@@ -947,6 +1080,10 @@ record_woven(struct sampler *s, struct sampler_native *n,
 
 	if (!stack_state(s, st, state, &pstate))
 		return;
+	if (s->subprocesses) {
+		process_root(s);
+		frames[d++] = s->proc_root_id;
+	}
 	if (root != PROFILE_NO_STR)
 		frames[d++] = root;
 	for (int i = 0; i < nips; i++) {
@@ -993,7 +1130,7 @@ record_woven(struct sampler *s, struct sampler_native *n,
 			&(struct profile_frame_desc){
 				.kind = PROFILE_FRAME_STATE, .name = state[i],
 			});
-	profile_add_sample(s->prof, now_ns() - s->start_ns, s->t->pid,
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid,
 			   st->tid, pstate, frames, d);
 }
 
@@ -1142,13 +1279,19 @@ void
 sampler_tick(struct sampler *s)
 {
 	struct target *t = s->t;
+	struct target_process *p = target_process_find(t, s->pid);
 	pid_t tids[4096];
 	size_t n = 0;
 
-	if (t->exec_seen) {
+	/* Gone, or a vfork child still running in its parent's memory. */
+	if (!p || p->exited || p->vforked)
+		return;
+	if (p->exec_seen) {
 		/* A new program image: new maps, new symbols. */
 		teardown_process(s);
 		ip_cache_clear(s->names);
+		s->have_proc_root = false;
+		p->exec_seen = false;
 		t->exec_seen = false;
 		if (setup_process(s) < 0)
 			return;
@@ -1158,7 +1301,8 @@ sampler_tick(struct sampler *s)
 	if (s->fatal || s->mode == SAMPLER_PENDING)
 		return;
 	s->tick++;
-	s->prof->stats.ticks++;
+	if (s->count_ticks)
+		s->prof->stats.ticks++;
 	if (s->mode == SAMPLER_RUBY && s->native) {
 		native_ruby_tick(s);
 		return;
@@ -1170,11 +1314,22 @@ sampler_tick(struct sampler *s)
 	/* The thread array changes under us as events are handled: walk a
 	 * copy of the tids. */
 	for (size_t i = 0; i < t->nthreads && n < 4096; i++)
-		tids[n++] = t->threads[i].tid;
-	for (size_t i = 0; i < n && !t->exited && !*t->stop_flag; i++) {
-		struct target_thread *th = target_thread_find(t, tids[i]);
+		if (t->threads[i].pid == s->pid)
+			tids[n++] = t->threads[i].tid;
+	for (size_t i = 0; i < n && !*t->stop_flag; i++) {
+		struct target_thread *th;
 
+		/* Events handled on the way may have moved the process
+		 * table: look the process up again. */
+		p = target_process_find(t, s->pid);
+		if (!p || p->exited)
+			break;
+		th = target_thread_find(t, tids[i]);
 		if (!th || th->state != TS_RUNNING)
+			continue;
+		/* cpu mode: sample_thread skips a thread asleep in the
+		 * kernel; one whose CPU time stands still is off a CPU too. */
+		if (s->cpu && !on_cpu(s, th, true))
 			continue;
 		if (sample_thread(s, th, tids[i]) < 0) {
 			/* A thread that vanished is not a failed read. */

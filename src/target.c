@@ -8,7 +8,8 @@
  *  - a thread is stopped only on request, and resumed as soon as its
  *    reader is done; an interrupt nobody waits for any more is resumed
  *    when it arrives;
- *  - a vanished thread is dropped quietly; the leader's exit ends the run.
+ *  - a vanished thread is dropped quietly; the leader's exit ends the run
+ *    (with follow_forks: the last followed process's exit).
  */
 #include "config.h"
 
@@ -33,6 +34,7 @@
 #include "rbflame/xmalloc.h"
 
 #define SEIZE_OPTIONS (PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC)
+#define FOLLOW_OPTIONS (PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK)
 #define ATTACH_ROUNDS 100	/* bound on re-listing a thread-spawning target */
 
 /* Kernel-internal restart codes, visible to ptrace in rax. */
@@ -55,6 +57,66 @@ target_init(struct target *t, const sigset_t *wait_mask,
 	return 0;
 }
 
+struct target_process *
+target_process_find(struct target *t, pid_t pid)
+{
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (t->procs[i].pid == pid)
+			return &t->procs[i];
+	return NULL;
+}
+
+bool
+target_alive(const struct target *t)
+{
+	if (t->nthreads == 0)
+		return false;
+	if (!t->follow_forks)
+		return !t->exited;
+	for (size_t i = 0; i < t->nprocs; i++)
+		if (!t->procs[i].exited)
+			return true;
+	return false;
+}
+
+static struct target_process *
+process_add(struct target *t, pid_t pid, pid_t parent)
+{
+	struct target_process *p = target_process_find(t, pid);
+
+	if (p)
+		return p;
+	t->procs = xgrowarray(t->procs, &t->procs_cap, t->nprocs + 1,
+			      sizeof(*t->procs));
+	p = &t->procs[t->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->parent = parent;
+	return p;
+}
+
+/* The process of a thread we have not seen yet. Without follow_forks
+ * every traced thread is the target's; with it, /proc knows. */
+static pid_t
+thread_group(struct target *t, pid_t tid)
+{
+	char path[64], line[128];
+	pid_t tgid = t->pid;
+	FILE *f;
+
+	if (!t->follow_forks)
+		return t->pid;
+	snprintf(path, sizeof(path), "%s/%d/status", proc_dir, (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return t->pid;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "Tgid: %d", &tgid) == 1)
+			break;
+	fclose(f);
+	return tgid;
+}
+
 struct target_thread *
 target_thread_find(struct target *t, pid_t tid)
 {
@@ -65,22 +127,30 @@ target_thread_find(struct target *t, pid_t tid)
 }
 
 static struct target_thread *
-thread_add(struct target *t, pid_t tid)
+thread_add(struct target *t, pid_t pid, pid_t tid)
 {
 	struct target_thread *th = target_thread_find(t, tid);
 	char path[96];
 
 	if (th)
 		return th;
+	process_add(t, pid, 0);
 	t->threads = xgrowarray(t->threads, &t->cap, t->nthreads + 1,
 				sizeof(*t->threads));
 	th = &t->threads[t->nthreads++];
 	memset(th, 0, sizeof(*th));
+	th->pid = pid;
 	th->tid = tid;
 	th->state = TS_RUNNING;
 	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", proc_dir,
-		 (int)t->pid, (int)tid);
+		 (int)pid, (int)tid);
 	th->syscall_fd = open(path, O_RDONLY | O_CLOEXEC);
+	th->schedstat_fd = -1;
+	if (t->cputime) {
+		snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat",
+			 proc_dir, (int)pid, (int)tid);
+		th->schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	t->stats.threads_seen++;
 	return th;
 }
@@ -94,6 +164,8 @@ thread_remove(struct target *t, struct target_thread *th)
 		t->thread_gone(th, t->thread_gone_arg);
 	if (th->syscall_fd >= 0)
 		close(th->syscall_fd);
+	if (th->schedstat_fd >= 0)
+		close(th->schedstat_fd);
 	t->threads[i] = t->threads[--t->nthreads];
 }
 
@@ -140,6 +212,10 @@ handle_event(struct target *t, pid_t tid, int status)
 	int sig;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
+		struct target_process *p = target_process_find(t, tid);
+
+		if (p)
+			p->exited = true;
 		if (tid == t->pid) {
 			t->exited = true;
 			t->exit_status = status;
@@ -152,8 +228,8 @@ handle_event(struct target *t, pid_t tid, int status)
 		return;
 	if (!th) {
 		/* A new thread can report its first stop before its parent's
-		 * clone event. */
-		th = thread_add(t, tid);
+		 * clone (or fork) event. */
+		th = thread_add(t, thread_group(t, tid), tid);
 	}
 	sig = WSTOPSIG(status);
 	switch (event) {
@@ -162,25 +238,47 @@ handle_event(struct target *t, pid_t tid, int status)
 
 		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 &&
 		    child > 0)
-			thread_add(t, (pid_t)child);
+			thread_add(t, thread_group(t, (pid_t)child),
+				   (pid_t)child);
+		cont(tid, 0);
+		return;
+	}
+	case PTRACE_EVENT_FORK:
+	case PTRACE_EVENT_VFORK: {
+		unsigned long child = 0;
+
+		/* follow_forks: the child is traced already; its first stop
+		 * may have come first. */
+		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 &&
+		    child > 0) {
+			struct target_process *p =
+				process_add(t, (pid_t)child, th->pid);
+
+			p->parent = th->pid;
+			p->vforked = event == PTRACE_EVENT_VFORK;
+			thread_add(t, (pid_t)child, (pid_t)child);
+		}
 		cont(tid, 0);
 		return;
 	}
 	case PTRACE_EVENT_EXEC: {
 		unsigned long old = 0;
+		pid_t pid = th->pid;
+		struct target_process *p;
 
 		/* After exec only the leader's tid is left; the threads that
 		 * vanished report no exit. */
 		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &old) == 0)
 			debug_msg("exec by thread %lu", old);
 		for (size_t i = 0; i < t->nthreads;) {
-			if (t->threads[i].tid != t->pid)
+			if (t->threads[i].pid == pid &&
+			    t->threads[i].tid != pid)
 				thread_remove(t, &t->threads[i]);
 			else
 				i++;
 		}
-		th = target_thread_find(t, t->pid);
-		if (th && old != 0 && (pid_t)old != t->pid) {
+		th = target_thread_find(t, pid);
+		if (th && old != 0 && (pid_t)old != pid) {
 			/* Another thread exec'd and took the leader's tid: the
 			 * leader we knew died, with any interrupt we had sent
 			 * it (its stop will never come), and its syscall file
@@ -189,7 +287,10 @@ handle_event(struct target *t, pid_t tid, int status)
 			th = NULL;
 		}
 		if (!th)
-			th = thread_add(t, t->pid);
+			th = thread_add(t, pid, pid);
+		p = process_add(t, pid, 0);
+		p->exec_seen = true;
+		p->vforked = false;
 		t->exec_seen = true;
 		/* An exec'ing thread we were stopping still gets its trap. */
 		cont(th->tid, 0);
@@ -401,18 +502,20 @@ target_get_regs(struct target_thread *th, struct user_regs_struct *regs)
 }
 
 static int
-seize(pid_t tid)
+seize(struct target *t, pid_t tid)
 {
-	return (int)ptrace(PTRACE_SEIZE, tid, NULL, (void *)SEIZE_OPTIONS);
+	long opts = SEIZE_OPTIONS | (t->follow_forks ? FOLLOW_OPTIONS : 0);
+
+	return (int)ptrace(PTRACE_SEIZE, tid, NULL, (void *)opts);
 }
 
 int
 target_attach(struct target *t, pid_t pid)
 {
 	t->pid = pid;
-	if (seize(pid) < 0)
+	if (seize(t, pid) < 0)
 		return -1;
-	thread_add(t, pid);
+	thread_add(t, pid, pid);
 	/* Threads created by a not-yet-seized thread are not traced
 	 * automatically: list again until the set is stable. */
 	for (int round = 0; round < ATTACH_ROUNDS; round++) {
@@ -425,9 +528,9 @@ target_attach(struct target *t, pid_t pid)
 		for (size_t i = 0; i < n; i++) {
 			if (target_thread_find(t, tids[i]))
 				continue;
-			if (seize(tids[i]) < 0)
+			if (seize(t, tids[i]) < 0)
 				continue;	/* exited meanwhile */
-			thread_add(t, tids[i]);
+			thread_add(t, pid, tids[i]);
 			added = true;
 		}
 		free(tids);
@@ -473,9 +576,9 @@ target_launch(struct target *t, char **argv, int *exec_errno)
 	t->launched = true;
 	if (waitpid(pid, &status, WSTOPPED) != pid || !WIFSTOPPED(status))
 		goto fail;
-	if (seize(pid) < 0)
+	if (seize(t, pid) < 0)
 		goto fail;
-	thread_add(t, pid);
+	thread_add(t, pid, pid);
 	kill(pid, SIGCONT);
 	/* Run events until the exec happened or the child died. */
 	deadline = now_ns() + 30ull * 1000000000ull;
@@ -523,6 +626,9 @@ target_fini(struct target *t)
 		thread_remove(t, &t->threads[0]);
 	free(t->threads);
 	t->threads = NULL;
+	free(t->procs);
+	t->procs = NULL;
+	t->nprocs = 0;
 	if (t->sigchld_fd >= 0)
 		close(t->sigchld_fd);
 	t->sigchld_fd = -1;

@@ -91,6 +91,9 @@ struct options {
 	bool native;		/* --native (or --native-all) */
 	bool native_all;	/* --native-all: the VM's frames too */
 	struct output_opts view; /* --title, --icicle, --limit, --match */
+	/* Forking servers and reading without stops (issue #9). */
+	bool subprocesses;	/* --subprocesses: follow forks */
+	bool nonblocking;	/* --nonblocking: never stop a Ruby target */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

@@ -87,6 +87,13 @@ int proc_syscall_parse(const char *text, struct proc_syscall *out);
 int proc_syscall_read_fd(int fd, struct proc_syscall *out);
 
 /**
+ * A thread's time on a CPU so far in ns, the first field of an open
+ * /proc/PID/task/TID/schedstat read through fd (pread at 0, like the
+ * syscall file). 0 or -1.
+ */
+int proc_schedstat_read_fd(int fd, uint64_t *run_ns);
+
+/**
  * True when interrupting a thread blocked in syscall nr would make it fail
  * with EINTR whatever SA_RESTART says (man 7 signal: epoll_wait,
  * sigtimedwait, semop, io_getevents, ...). Such threads are never

@@ -106,6 +106,8 @@ struct profile_stats {
 	uint32_t *stop_ns;	/* each stop's length, for percentiles */
 	size_t stop_cap;
 	uint64_t per_state[PROFILE_STATES]; /* samples per state */
+	uint64_t rereads;	/* Ruby reads checked against a second read */
+	uint64_t torn;		/* ... that found the stacks changed */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

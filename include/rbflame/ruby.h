@@ -110,6 +110,8 @@ struct ruby_stack {
 	bool gvl;		/* this thread holds the GVL */
 	int status;		/* the VM's thread status value */
 	enum ruby_state state;
+	uint64_t cfp;		/* ec->cfp when read: moves with every call
+				 * and return, a marker of change */
 	int nframes;
 	struct ruby_frame frames[RUBY_MAX_FRAMES];
 };

@@ -5,7 +5,8 @@
  * stack is provably frozen in a blocking syscall), read registers and
  * unwind through our memory module, resume it, and only then turn the
  * instruction pointers into frame names and record the sample. Runs on
- * the tracer thread.
+ * the tracer thread. One sampler reads one process: with --subprocesses
+ * each followed child gets its own (sampler_init_child).
  */
 #ifndef RBFLAME_SAMPLER_H
 #define RBFLAME_SAMPLER_H
@@ -14,6 +15,7 @@
 #include <stdint.h>
 
 #include "rbflame/profile.h"
+#include "rbflame/ruby.h"
 #include "rbflame/target.h"
 
 #define SAMPLER_MAX_FRAMES 512
@@ -46,6 +48,7 @@ enum sampler_mode {
 
 struct sampler {
 	struct target *t;
+	pid_t pid;		/* the process this sampler reads */
 	struct profile *prof;
 	struct mem *mem;
 	struct symtab *symtab;
@@ -55,12 +58,20 @@ struct sampler {
 	bool threads;		/* root stacks at their thread */
 	bool function;		/* Ruby frames at the method's first line */
 	bool cpu;		/* only threads on a CPU */
+	bool nonblocking;	/* Ruby: never stop a thread, read twice */
+	bool subprocesses;	/* root stacks at 'process PID "CMD"' */
+	bool count_ticks;	/* this sampler's ticks are the run's ticks */
+	char proc_root[256];	/* 'process PID "CMD"' */
+	uint32_t proc_root_id;
+	uint64_t proc_root_tick;
+	bool have_proc_root;
 	const char *force_version; /* read Ruby with this version's layout */
 	uint64_t start_ns;
 	uint64_t tick;
 	enum sampler_mode mode;
 	uint64_t pending_since;	/* when the search for the VM (re)started */
 	uint64_t next_probe;	/* when to look again */
+	struct ruby_vm vm;	/* the VM found (mode SAMPLER_RUBY) */
 	struct ruby_reader *ruby;
 	struct ruby_stack *stacks;
 	int stacks_cap;
@@ -76,7 +87,13 @@ struct sampler {
 /** Sets up memory, symbols and unwinding for t's process. */
 int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 		 bool threads, bool function, bool cpu, uint64_t start_ns);
-/** Samples every thread once. */
+/**
+ * Sets up s for pid, a child that parent's process forked: a copy of its
+ * address space, so a Ruby parent's VM is the child's too (no search).
+ */
+int sampler_init_child(struct sampler *s, const struct sampler *parent,
+		       pid_t pid);
+/** Samples every thread of the process once. */
 void sampler_tick(struct sampler *s);
 void sampler_fini(struct sampler *s);
 

@@ -12,6 +12,10 @@
  * without stopping it, so no thread blocked in a non-restartable syscall
  * is ever interrupted on the way out, and a SIGKILLed rbflame detaches the
  * same way.
+ *
+ * With follow_forks, forked (and vforked) children are traced as well,
+ * from their first instruction: each thread knows its process, and each
+ * process its own exit and exec.
  */
 #ifndef RBFLAME_TARGET_H
 #define RBFLAME_TARGET_H
@@ -31,12 +35,25 @@ enum thread_state {
 };
 
 struct target_thread {
+	pid_t pid;		/* its process (thread group) */
 	pid_t tid;
 	enum thread_state state;
 	bool unwanted;		/* interrupt pending that nobody waits for */
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
+	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
 	uint64_t stopped_at_ns;
 	void *priv;		/* the sampler's per-thread state */
+};
+
+/* A process of the target: the first one, then every child followed. */
+struct target_process {
+	pid_t pid;
+	pid_t parent;		/* the process that forked it; 0: the first,
+				 * or the fork event is not seen yet */
+	bool vforked;		/* shares its parent's memory until exec */
+	bool exited;		/* its leader is gone */
+	bool exec_seen;		/* an exec replaced its image (the sampler
+				 * clears it once it has caught up) */
 };
 
 struct target_stats {
@@ -51,6 +68,12 @@ struct target {
 	bool exited;		/* the whole process is gone */
 	int exit_status;	/* wait status of the leader when exited */
 	bool exec_seen;		/* an exec replaced the image: maps changed */
+	bool cputime;		/* keep each thread's schedstat open
+				 * (cpu mode) */
+	bool follow_forks;	/* trace forked children too (set before
+				 * attach or launch) */
+	struct target_process *procs;	/* procs[0] is pid */
+	size_t nprocs, procs_cap;
 	struct target_thread *threads;
 	size_t nthreads, cap;
 	int sigchld_fd;		/* signalfd for SIGCHLD */
@@ -82,6 +105,12 @@ int target_attach(struct target *t, pid_t pid);
  * and sets *exec_errno (ENOENT -> 127, others -> 126).
  */
 int target_launch(struct target *t, char **argv, int *exec_errno);
+
+/** Finds a process by pid, NULL if unknown. */
+struct target_process *target_process_find(struct target *t, pid_t pid);
+/** True while some process of the target (with follow_forks, any child
+ * followed) has not exited. */
+bool target_alive(const struct target *t);
 
 /** Finds a thread by tid, NULL if unknown. */
 struct target_thread *target_thread_find(struct target *t, pid_t tid);

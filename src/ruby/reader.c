@@ -659,6 +659,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	size = rd64(r, ec + L->ec_vm_stack_size);
 	cfp = rd64(r, ec + L->ec_cfp);
 	st->nframes = 0;
+	st->cfp = cfp;
 	if (r->bad || size > (64u << 20) || !sz || sz % 8)
 		return -1;
 	/* A thread not started yet has no VM stack, or only the dummy

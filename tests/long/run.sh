@@ -10,10 +10,12 @@
 #               clear line, exit 1, the target untouched
 #   accuracy.sh a known 60/30/10 CPU split comes out within 2 points
 #   fuzz.sh     libFuzzer over the snapshot parser and the Ruby reader
+#   gcshare.sh  the (garbage collection) share matches GC.stat(:time)
+#   gvlshare.sh two CPU-bound threads: each about half its samples waiting
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh faults.sh target-dies.sh refused.sh accuracy.sh fuzz.sh}; do
+for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh fuzz.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)

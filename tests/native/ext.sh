@@ -49,7 +49,7 @@ woven() {
 	assert_collapsed "$T/$tag.folded" "$tag"
 	assert_share "$T/$tag.folded" "$(native_pattern "$s")" "$min" \
 		"$tag: ...;$(leaf_of "$s")"
-	grep -E '^rbflame: --native: [0-9]+ stacks woven, [0-9]+ weave errors' \
+	grep -oE '; --native: [0-9]+ stacks woven, [0-9]+ weave errors' \
 		"$T/$tag.err" >&2 || fail "$tag: no --native line in the summary"
 }
 

@@ -43,7 +43,24 @@ START_TEST(test_defaults)
 	ck_assert_str_eq(o.format, "collapsed");
 	ck_assert_ptr_null(o.output);
 	ck_assert(!o.threads);
+	ck_assert(!o.cpu && !o.subprocesses && !o.nonblocking);
 	ck_assert_ptr_null(o.command);
+}
+END_TEST
+
+START_TEST(test_issue9_options)
+{
+	ck_assert_int_eq(PARSE("--subprocesses", "-p", "3"), OPTIONS_OK);
+	ck_assert(o.subprocesses && !o.nonblocking);
+	ck_assert_int_eq(PARSE("--nonblocking", "--", "ruby", "x.rb"),
+			 OPTIONS_OK);
+	ck_assert(o.nonblocking && !o.subprocesses);
+	ck_assert_str_eq(o.command[0], "ruby");
+	ck_assert_int_eq(PARSE("--subprocesses", "--nonblocking", "--mode",
+			       "cpu", "-p", "3"), OPTIONS_OK);
+	ck_assert(o.subprocesses && o.nonblocking && o.cpu);
+	ck_assert(strstr(options_help, "--subprocesses") != NULL);
+	ck_assert(strstr(options_help, "--nonblocking") != NULL);
 }
 END_TEST
 
@@ -255,6 +272,7 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, test_defaults);
+	tcase_add_test(tc, test_issue9_options);
 	tcase_add_test(tc, test_all_options);
 	tcase_add_test(tc, test_launch);
 	tcase_add_test(tc, test_errors);

@@ -4,7 +4,9 @@
 #include "config.h"
 
 #include <check.h>
+#include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -12,6 +14,7 @@
 #include <unistd.h>
 
 #include "rbflame/proc.h"
+#include "rbflame/schedule.h"
 
 START_TEST(test_maps_parse)
 {
@@ -155,6 +158,28 @@ START_TEST(test_signal_disposition)
 }
 END_TEST
 
+START_TEST(test_schedstat)
+{
+	char path[96];
+	uint64_t a = 0, b = 0;
+	volatile unsigned long spin = 0;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/schedstat",
+		 (int)getpid(), (int)getpid());
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(proc_schedstat_read_fd(fd, &a), 0);
+	/* Busy for ~20 ms: more than any kernel's accounting tick. */
+	for (uint64_t t0 = now_ns(); now_ns() - t0 < 20000000ull;)
+		spin++;
+	/* The same fd, read again: the time moved. */
+	ck_assert_int_eq(proc_schedstat_read_fd(fd, &b), 0);
+	ck_assert_uint_gt(b, a);
+	close(fd);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -168,6 +193,7 @@ main(void)
 	tcase_add_test(tc, test_syscall_parse);
 	tcase_add_test(tc, test_restartable_table);
 	tcase_add_test(tc, test_signal_disposition);
+	tcase_add_test(tc, test_schedstat);
 	tcase_add_test(tc, test_self);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
