@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "rbflame/json.h"
+#include "rbflame/utf8.h"
 
 void
 json_init(struct json *j, FILE *f)
@@ -76,41 +77,6 @@ json_array_end(struct json *j)
 	nest_close(j, ']');
 }
 
-/* Length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid:
- * overlong forms, surrogates and code points past U+10FFFF are invalid. */
-size_t
-json_utf8_len(const unsigned char *p, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 void
 json_escape(FILE *f, const char *s, size_t len)
@@ -119,7 +85,7 @@ json_escape(FILE *f, const char *s, size_t len)
 	size_t i = 0;
 
 	while (i < len) {
-		size_t l = json_utf8_len(p + i, len - i);
+		size_t l = utf8_len(p + i, len - i, NULL);
 		unsigned char c = p[i];
 
 		if (l == 0) {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "rbflame/json.h"
 #include "rbflame/output.h"
+#include "rbflame/utf8.h"
 
 static const struct output_ops *const outputs[] = {
 	&output_collapsed,
@@ -137,7 +137,7 @@ output_clean_line(const char *s, char *out, size_t cap)
 	size_t len = strlen(s), i = 0, o = 0;
 
 	while (i < len && o + 4 < cap) {
-		size_t l = json_utf8_len(u + i, len - i);
+		size_t l = utf8_len(u + i, len - i, NULL);
 
 		if (l == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);

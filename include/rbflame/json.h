@@ -51,8 +51,4 @@ void json_newline(struct json *j);
  */
 void json_escape(FILE *f, const char *s, size_t len);
 
-/** Length of the valid UTF-8 sequence at p (n bytes left), 0 if invalid
- * (overlong, surrogate, past U+10FFFF, truncated). */
-size_t json_utf8_len(const unsigned char *p, size_t n);
-
 #endif

@@ -12,43 +12,9 @@
 #include <string.h>
 
 #include "rbflame/output.h"
+#include "rbflame/utf8.h"
 #include "rbflame/xmalloc.h"
 
-/* Length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
-static size_t
-utf8_len(const unsigned char *p, size_t n)
-{
-	size_t len;
-	uint32_t cp;
-
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0) {
-		len = 2;
-		cp = p[0] & 0x1f;
-	} else if ((p[0] & 0xf0) == 0xe0) {
-		len = 3;
-		cp = p[0] & 0x0f;
-	} else if ((p[0] & 0xf8) == 0xf0) {
-		len = 4;
-		cp = p[0] & 0x07;
-	} else {
-		return 0;
-	}
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	/* Overlong forms, surrogates and out-of-range code points. */
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
 
 size_t
 collapsed_sanitize(const char *in, size_t len, char *out, size_t cap)
@@ -59,7 +25,7 @@ collapsed_sanitize(const char *in, size_t len, char *out, size_t cap)
 	if (cap == 0)
 		return 0;
 	while (i < len && o + 4 < cap) {
-		size_t l = utf8_len(p + i, len - i);
+		size_t l = utf8_len(p + i, len - i, NULL);
 
 		if (l == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);	/* U+FFFD */

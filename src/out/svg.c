@@ -19,6 +19,7 @@
 #include "rbflame/flametree.h"
 #include "rbflame/output.h"
 #include "rbflame/svg.h"
+#include "rbflame/utf8.h"
 #include "rbflame/xmalloc.h"
 
 #define IMAGE_WIDTH 1200
@@ -41,35 +42,14 @@ struct ctx {
 	size_t drawn, omitted;
 };
 
-/* Length of a valid UTF-8 sequence at p (n bytes left), 0 if invalid. */
+/* utf8_len() without the two code points XML does not allow. */
 static size_t
-utf8_len(const unsigned char *p, size_t n)
+xml_utf8_len(const unsigned char *p, size_t n)
 {
-	size_t len;
 	uint32_t cp;
+	size_t len = utf8_len(p, n, &cp);
 
-	if (p[0] < 0x80)
-		return 1;
-	if ((p[0] & 0xe0) == 0xc0)
-		len = 2, cp = p[0] & 0x1f;
-	else if ((p[0] & 0xf0) == 0xe0)
-		len = 3, cp = p[0] & 0x0f;
-	else if ((p[0] & 0xf8) == 0xf0)
-		len = 4, cp = p[0] & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = cp << 6 | (p[i] & 0x3f);
-	}
-	if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) ||
-	    (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || cp == 0xfffe || cp == 0xffff)
-		return 0;
-	return len;
+	return cp == 0xfffe || cp == 0xffff ? 0 : len;
 }
 
 /*
@@ -84,7 +64,7 @@ put_xml_n(FILE *f, const char *s, size_t max)
 	size_t n = strlen(s), i = 0, chars = 0;
 
 	while (i < n && chars < max) {
-		size_t l = utf8_len(p + i, n - i);
+		size_t l = xml_utf8_len(p + i, n - i);
 
 		chars++;
 		if (l == 0) {
