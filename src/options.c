@@ -138,8 +138,8 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static enum options_result
-fail(char *err, size_t errlen, const char *fmt, ...)
+enum options_result
+options_fail(char *err, size_t errlen, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -147,6 +147,17 @@ fail(char *err, size_t errlen, const char *fmt, ...)
 	vsnprintf(err, errlen, fmt, ap);
 	va_end(ap);
 	return OPTIONS_ERROR;
+}
+
+enum options_result
+options_getopt_error(int c, char **argv, char *err, size_t errlen)
+{
+	if (c == ':')
+		return options_fail(err, errlen, "option '%s' needs an argument",
+			    argv[optind - 1]);
+	if (optopt)
+		return options_fail(err, errlen, "unknown option '-%c'", optopt);
+	return options_fail(err, errlen, "unknown option '%s'", argv[optind - 1]);
 }
 
 /* A finite number with nothing after it. */
@@ -180,7 +191,7 @@ options_view_parse(int c, const char *arg, struct output_opts *v, char *err,
 		errno = 0;
 		n = strtol(arg, &end, 10);
 		if (errno || end == arg || *end || n < 1 || n > 1000000) {
-			fail(err, errlen,
+			options_fail(err, errlen,
 			     "invalid limit '%s': expected a number of rows from 1 to 1000000",
 			     arg);
 			return -1;
@@ -193,7 +204,7 @@ options_view_parse(int c, const char *arg, struct output_opts *v, char *err,
 		int rc;
 
 		if (!*arg) {
-			fail(err, errlen, "empty --match pattern");
+			options_fail(err, errlen, "empty --match pattern");
 			return -1;
 		}
 		rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
@@ -201,7 +212,7 @@ options_view_parse(int c, const char *arg, struct output_opts *v, char *err,
 			char msg[128];
 
 			regerror(rc, &re, msg, sizeof(msg));
-			fail(err, errlen, "invalid --match pattern '%s': %s",
+			options_fail(err, errlen, "invalid --match pattern '%s': %s",
 			     arg, msg);
 			return -1;
 		}
@@ -210,7 +221,7 @@ options_view_parse(int c, const char *arg, struct output_opts *v, char *err,
 		return 0;
 	}
 	default:
-		fail(err, errlen, "unknown view option");
+		options_fail(err, errlen, "unknown view option");
 		return -1;
 	}
 }
@@ -236,17 +247,17 @@ options_output_add(struct options_outputs *os, const char *path, char *err,
 		   size_t errlen)
 {
 	if (!*path) {
-		fail(err, errlen, "empty output file name");
+		options_fail(err, errlen, "empty output file name");
 		return -1;
 	}
 	if (os->n == OPTIONS_MAX_OUTPUTS) {
-		fail(err, errlen, "too many outputs: at most %d -o",
+		options_fail(err, errlen, "too many outputs: at most %d -o",
 		     OPTIONS_MAX_OUTPUTS);
 		return -1;
 	}
 	for (size_t i = 0; i < os->n; i++) {
 		if (!strcmp(os->v[i].path, path)) {
-			fail(err, errlen, "output '%s' given twice", path);
+			options_fail(err, errlen, "output '%s' given twice", path);
 			return -1;
 		}
 	}
@@ -263,7 +274,7 @@ options_format_set(struct options_outputs *os, const char *name, char *err,
 		   size_t errlen)
 {
 	if (!output_find(name)) {
-		fail(err, errlen, "unknown format '%s': choose one of: %s",
+		options_fail(err, errlen, "unknown format '%s': choose one of: %s",
 		     name, output_names());
 		return -1;
 	}
@@ -320,21 +331,21 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 		switch (c) {
 		case 'p':
 			if (options_parse_pid(optarg, &o->pid) < 0)
-				return fail(err, errlen,
+				return options_fail(err, errlen,
 					    "invalid PID '%s': expected a process id such as 1234",
 					    optarg);
 			break;
 		case 's':
 			if (parse_double(optarg, &o->duration) < 0 ||
 			    o->duration <= 0 || o->duration > 1e7)
-				return fail(err, errlen,
+				return options_fail(err, errlen,
 					    "invalid duration '%s': expected seconds greater than 0, such as 30 or 0.5",
 					    optarg);
 			break;
 		case 'r':
 			if (parse_double(optarg, &o->rate) < 0 ||
 			    o->rate < 0.1 || o->rate > RATE_MAX)
-				return fail(err, errlen,
+				return options_fail(err, errlen,
 					    "invalid rate '%s': expected samples per second from 0.1 to %g",
 					    optarg, RATE_MAX);
 			break;
@@ -361,7 +372,7 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 			if (sscanf(optarg, "%u.%u%c", &a, &b, &extra) < 2 ||
 			    (sscanf(optarg, "%u.%u%c", &a, &b, &extra) == 3 &&
 			     extra != '.'))
-				return fail(err, errlen,
+				return options_fail(err, errlen,
 					    "invalid version '%s': expected X.Y, such as 3.3",
 					    optarg);
 			o->force_version = optarg;
@@ -373,7 +384,7 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 			else if (!strcmp(optarg, "cpu"))
 				o->cpu = true;
 			else
-				return fail(err, errlen,
+				return options_fail(err, errlen,
 					    "unknown mode '%s': choose wall or cpu",
 					    optarg);
 			break;
@@ -410,15 +421,8 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 			return OPTIONS_HELP;
 		case 'V':
 			return OPTIONS_VERSION;
-		case ':':
-			return fail(err, errlen, "option '%s' needs an argument",
-				    argv[optind - 1]);
 		default:
-			if (optopt)
-				return fail(err, errlen, "unknown option '-%c'",
-					    optopt);
-			return fail(err, errlen, "unknown option '%s'",
-				    argv[optind - 1]);
+			return options_getopt_error(c, argv, err, errlen);
 		}
 	}
 	if (options_outputs_resolve(&o->outputs, err, errlen) < 0)
@@ -428,10 +432,10 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 	if (optind < argc)
 		o->command = &argv[optind];
 	if (o->pid && o->command)
-		return fail(err, errlen,
+		return options_fail(err, errlen,
 			    "give either -p PID or a command to launch, not both");
 	if (!o->pid && !o->command)
-		return fail(err, errlen,
+		return options_fail(err, errlen,
 			    "nothing to profile: give -p PID or -- COMMAND [ARGS...]");
 	return OPTIONS_OK;
 }

@@ -9,7 +9,6 @@
 #include "config.h"
 
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -41,17 +40,6 @@ const char report_help[] =
 "  -q, --quiet            no notices\n"
 "  -h, --help             show this help and exit\n";
 
-static enum options_result
-fail(char *err, size_t errlen, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return OPTIONS_ERROR;
-}
-
 enum options_result
 report_parse(int argc, char **argv, struct report_options *r, char *err,
 	     size_t errlen)
@@ -76,7 +64,7 @@ report_parse(int argc, char **argv, struct report_options *r, char *err,
 		switch (c) {
 		case 'i':
 			if (!*optarg)
-				return fail(err, errlen, "empty input file name");
+				return options_fail(err, errlen, "empty input file name");
 			r->input = optarg;
 			break;
 		case 'o':
@@ -102,22 +90,15 @@ report_parse(int argc, char **argv, struct report_options *r, char *err,
 			break;
 		case 'h':
 			return OPTIONS_HELP;
-		case ':':
-			return fail(err, errlen, "option '%s' needs an argument",
-				    argv[optind - 1]);
 		default:
-			if (optopt)
-				return fail(err, errlen, "unknown option '-%c'",
-					    optopt);
-			return fail(err, errlen, "unknown option '%s'",
-				    argv[optind - 1]);
+			return options_getopt_error(c, argv, err, errlen);
 		}
 	}
 	if (optind < argc)
-		return fail(err, errlen, "unexpected argument '%s'",
+		return options_fail(err, errlen, "unexpected argument '%s'",
 			    argv[optind]);
 	if (!r->input)
-		return fail(err, errlen,
+		return options_fail(err, errlen,
 			    "report: give the profile to read with -i FILE");
 	if (options_outputs_resolve(&r->outputs, err, errlen) < 0)
 		return OPTIONS_ERROR;

@@ -112,6 +112,13 @@ enum options_result {
 enum options_result options_parse(int argc, char **argv, struct options *o,
 				  char *err, size_t errlen);
 
+/** Formats one error line into err; returns OPTIONS_ERROR. */
+enum options_result options_fail(char *err, size_t errlen, const char *fmt,
+				 ...) __attribute__((format(printf, 3, 4)));
+/** The error for getopt_long()'s ':' (missing argument) or '?' result. */
+enum options_result options_getopt_error(int c, char **argv, char *err,
+					 size_t errlen);
+
 /** Parses a PID (a positive decimal process id): 0, or -1 if invalid. */
 int options_parse_pid(const char *s, pid_t *pid);
 
