@@ -718,15 +718,11 @@ ruby_frame_id(struct sampler *s, const struct ruby_frame *f)
 	return ts->id;
 }
 
-/* Records one Ruby stack (innermost first in st) as a sample, with the
- * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
- * mode, a thread off the CPU is not sampled. */
-static void
-record_ruby(struct sampler *s, const struct ruby_stack *st)
+/* The roots of a Ruby thread's stacks into frames: the process with
+ * --subprocesses, the thread with --threads. Returns how many. */
+static size_t
+ruby_roots(struct sampler *s, const struct ruby_stack *st, uint32_t *frames)
 {
-	uint32_t frames[RUBY_MAX_FRAMES + 5];
-	const char *state[2];
-	enum profile_state pstate;
 	uint32_t root = ruby_thread_root(s, st);
 	size_t d = 0;
 
@@ -736,10 +732,15 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 	}
 	if (root != PROFILE_NO_STR)
 		frames[d++] = root;
-	if (!stack_state(s, st, state, &pstate))
-		return;
-	for (int i = st->nframes - 1; i >= 0; i--)
-		frames[d++] = ruby_frame_id(s, &st->frames[i]);
+	return d;
+}
+
+/* Ends frames[0..d) with the state's leaf pseudo-frames and records it. */
+static void
+record_stack(struct sampler *s, const struct ruby_stack *st,
+	     const char *const state[2], enum profile_state pstate,
+	     uint32_t *frames, size_t d)
+{
 	for (int i = 0; i < 2 && state[i]; i++)
 		frames[d++] = profile_frame_make(s->prof,
 			&(struct profile_frame_desc){
@@ -747,6 +748,24 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 			});
 	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid,
 			   st->tid, pstate, frames, d);
+}
+
+/* Records one Ruby stack (innermost first in st) as a sample, with the
+ * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
+ * mode, a thread off the CPU is not sampled. */
+static void
+record_ruby(struct sampler *s, const struct ruby_stack *st)
+{
+	uint32_t frames[RUBY_MAX_FRAMES + 5];
+	const char *state[2];
+	enum profile_state pstate;
+	size_t d = ruby_roots(s, st, frames);
+
+	if (!stack_state(s, st, state, &pstate))
+		return;
+	for (int i = st->nframes - 1; i >= 0; i--)
+		frames[d++] = ruby_frame_id(s, &st->frames[i]);
+	record_stack(s, st, state, pstate, frames, d);
 }
 
 /* A digest of what a read of all stacks saw: two equal digests across
@@ -1072,20 +1091,14 @@ record_woven(struct sampler *s, struct sampler_native *n,
 	struct weave_native *nat = n->nat;
 	struct weave_ruby *rb = n->rb;
 	uint32_t *frames = n->frames;
-	uint32_t root = ruby_thread_root(s, st), marker;
+	size_t d = ruby_roots(s, st, frames), nw;
 	const char *state[2];
 	enum profile_state pstate;
 	enum weave_error e;
-	size_t d = 0, nw;
+	uint32_t marker;
 
 	if (!stack_state(s, st, state, &pstate))
 		return;
-	if (s->subprocesses) {
-		process_root(s);
-		frames[d++] = s->proc_root_id;
-	}
-	if (root != PROFILE_NO_STR)
-		frames[d++] = root;
 	for (int i = 0; i < nips; i++) {
 		/* Root first; a return address points after the call. */
 		bool leaf = i == nips - 1;
@@ -1125,13 +1138,7 @@ record_woven(struct sampler *s, struct sampler_native *n,
 				  weave_error_name(e));
 	}
 	d += nw;
-	for (int i = 0; i < 2 && state[i]; i++)
-		frames[d++] = profile_frame_make(s->prof,
-			&(struct profile_frame_desc){
-				.kind = PROFILE_FRAME_STATE, .name = state[i],
-			});
-	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid,
-			   st->tid, pstate, frames, d);
+	record_stack(s, st, state, pstate, frames, d);
 }
 
 /*
