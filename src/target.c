@@ -203,6 +203,29 @@ signal_may_restart(struct target *t, int sig)
 	return disp == PROC_SIG_IGNORED || disp == PROC_SIG_CAUGHT;
 }
 
+/*
+ * Any ptrace stop (a signal-delivery stop, a clone or fork event) clears
+ * the kernel's pending PTRACE_INTERRUPT: "any trap clears pending STOP
+ * trap" (ptrace_stop() in kernel/signal.c). A thread we are stopping that
+ * reports such a stop will send no other: this is the stop we wait for.
+ * True when th is now held there (resumed by target_resume()).
+ */
+static bool
+trap_answers_interrupt(struct target_thread *th, int sig)
+{
+	if (th->state != TS_STOPPING)
+		return false;
+	if (th->unwanted) {
+		/* Nobody waits for it any more: it just goes on. */
+		th->state = TS_RUNNING;
+		th->unwanted = false;
+		return false;
+	}
+	th->state = TS_STOPPED;
+	th->pending_sig = sig;
+	return true;
+}
+
 /* One wait status for tid. */
 static void
 handle_event(struct target *t, pid_t tid, int status)
@@ -240,6 +263,10 @@ handle_event(struct target *t, pid_t tid, int status)
 		    child > 0)
 			thread_add(t, thread_group(t, (pid_t)child),
 				   (pid_t)child);
+		/* th may have moved: thread_add() grows the table. */
+		th = target_thread_find(t, tid);
+		if (th && trap_answers_interrupt(th, 0))
+			return;
 		cont(tid, 0);
 		return;
 	}
@@ -258,6 +285,9 @@ handle_event(struct target *t, pid_t tid, int status)
 			p->vforked = event == PTRACE_EVENT_VFORK;
 			thread_add(t, (pid_t)child, (pid_t)child);
 		}
+		th = target_thread_find(t, tid);
+		if (th && trap_answers_interrupt(th, 0))
+			return;
 		cont(tid, 0);
 		return;
 	}
@@ -292,8 +322,15 @@ handle_event(struct target *t, pid_t tid, int status)
 		p->exec_seen = true;
 		p->vforked = false;
 		t->exec_seen = true;
-		/* An exec'ing thread we were stopping still gets its trap. */
-		cont(th->tid, 0);
+		/* The exec event answered any interrupt we had sent (see
+		 * trap_answers_interrupt()); the new image is not read with
+		 * the old one's tables: let it run. */
+		th = target_thread_find(t, pid);
+		if (th) {
+			th->state = TS_RUNNING;
+			th->unwanted = false;
+		}
+		cont(pid, 0);
 		return;
 	}
 	case PTRACE_EVENT_STOP:
@@ -314,9 +351,10 @@ handle_event(struct target *t, pid_t tid, int status)
 			return;
 		}
 		/* A new thread's first stop, the wake-up after a group stop,
-		 * or an interrupt we gave up waiting for: that one may have
-		 * cut a non-restartable syscall short, like any of ours. */
-		if (th->unwanted) {
+		 * an interrupt we gave up waiting for, or one sent while the
+		 * thread sat in another stop: that one may have cut a
+		 * non-restartable syscall short, like any of ours. */
+		{
 			struct user_regs_struct regs;
 
 			if (target_get_regs(th, &regs) == 0)
@@ -328,8 +366,8 @@ handle_event(struct target *t, pid_t tid, int status)
 		return;
 	case 0:
 		/* Signal-delivery stop: the signal goes on to the target
-		 * untouched. The interrupt we may have asked for stays
-		 * pending and arrives next. */
+		 * untouched, now or, when this stop answers our interrupt,
+		 * at the resume. */
 		t->stats.signals_forwarded++;
 		if (th->state == TS_GROUP_STOPPED)
 			th->state = TS_RUNNING;	/* SIGCONT & co */
@@ -339,9 +377,13 @@ handle_event(struct target *t, pid_t tid, int status)
 			if (target_get_regs(th, &regs) == 0)
 				target_fix_interrupted_syscall(t, th, &regs);
 		}
+		if (trap_answers_interrupt(th, sig))
+			return;
 		cont(tid, sig);
 		return;
 	default:
+		if (trap_answers_interrupt(th, 0))
+			return;
 		cont(tid, 0);
 		return;
 	}
@@ -487,10 +529,13 @@ target_fix_interrupted_syscall(struct target *t, struct target_thread *th,
 int
 target_resume(struct target *t, struct target_thread *th)
 {
+	int sig = th->pending_sig;
+
 	if (th->state != TS_STOPPED)
 		return 0;
 	th->state = TS_RUNNING;
-	if (ptrace(PTRACE_CONT, th->tid, NULL, NULL) < 0)
+	th->pending_sig = 0;
+	if (ptrace(PTRACE_CONT, th->tid, NULL, (void *)(long)sig) < 0)
 		return -1;
 	return 0;
 }

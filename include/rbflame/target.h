@@ -39,6 +39,8 @@ struct target_thread {
 	pid_t tid;
 	enum thread_state state;
 	bool unwanted;		/* interrupt pending that nobody waits for */
+	int pending_sig;	/* held in a signal-delivery stop: the
+				 * signal to pass on when resumed */
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
 	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
 	uint64_t stopped_at_ns;
