@@ -453,5 +453,5 @@ callgraph_lines(const struct callgraph *g, uint32_t f, size_t *n)
 	for (end = lo; end < g->nlines && g->lines[end].func == f; end++)
 		;
 	*n = end - lo;
-	return g->lines + lo;
+	return *n ? g->lines + lo : NULL;
 }

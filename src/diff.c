@@ -329,7 +329,8 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 				    row->n_eff[DIFF_NEW]);
 		row->significant = fabs(row->z) > DIFF_Z99;
 	}
-	qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
+	if (r->nrows)
+		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
 }
 
 void

@@ -59,13 +59,21 @@ names=$(printf '%s\n' "$targets" | awk '{ print $1 }')
 	echo "CC = $FUZZ_CC"
 	echo "SRC = $top_srcdir"
 	echo "SAN = -fsanitize=address,undefined -fno-sanitize-recover=all"
+	echo "GEN = $top_builddir/src/out"
 	echo "CFLAGS = -g -O1 -fno-omit-frame-pointer \$(SAN) -fsanitize=fuzzer-no-link" \
-		"-DHAVE_CONFIG_H -I\$(SRC)/include -I$top_builddir" \
-		"$(mkvar UNWIND_CFLAGS) $(mkvar ELF_CFLAGS) -w"
-	echo "LIBS = $(mkvar UNWIND_LIBS) $(mkvar ELF_LIBS) -lpthread"
-	printf 'OBJS =%s\n' "$(printf ' obj/%s' $sources | sed 's/\.c\b/.o/g')"
+		"-DHAVE_CONFIG_H -I\$(SRC)/include -I$top_builddir -I\$(GEN)" \
+		"$(mkvar UNWIND_CFLAGS) $(mkvar ELF_CFLAGS)" \
+		"$(mkvar ZLIB_CFLAGS) $(mkvar PROTOBUF_C_CFLAGS) -w"
+	echo "LIBS = $(mkvar UNWIND_LIBS) $(mkvar ELF_LIBS)" \
+		"$(mkvar ZLIB_LIBS) $(mkvar PROTOBUF_C_LIBS) -lpthread"
+	# The library's sources, and the pprof message code the build
+	# generated from profile.proto (nodist_librbflame_a_SOURCES).
+	printf 'OBJS =%s obj/gen/profile.pb-c.o\n' \
+		"$(printf ' obj/%s' $sources | sed 's/\.c\b/.o/g')"
 	printf 'all:%s\n' "$(printf ' fuzz_%s' $names)"
 	echo 'obj/%.o: $(SRC)/%.c'
+	printf '\t@mkdir -p $(@D)\n\t$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<\n'
+	echo 'obj/gen/%.o: $(GEN)/%.c'
 	printf '\t@mkdir -p $(@D)\n\t$(CC) $(CFLAGS) -MMD -MP -c -o $@ $<\n'
 	for n in $names; do
 		echo "fuzz_$n: obj/tests/fuzz/fuzz_$n.o \$(OBJS)"
