@@ -12,9 +12,11 @@
 #include "config.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rbflame/callgraph.h"
@@ -39,6 +41,30 @@ cmp_total(const void *x, const void *y)
 	return (i > j) - (i < j);
 }
 
+/* Source files bigger than this are not annotated. */
+#define MAX_SOURCE_BYTES (64L << 20)
+
+/* path, when it is a regular file of a sane size: the paths come from
+ * the profile, and a FIFO or a device would block or never end. Opened
+ * without blocking, checked, then read normally. */
+static FILE *
+open_regular(const char *path)
+{
+	struct stat st;
+	FILE *f;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
+	    st.st_size > MAX_SOURCE_BYTES ||
+	    fcntl(fd, F_SETFL, O_RDONLY) < 0 || !(f = fdopen(fd, "r"))) {
+		close(fd);
+		return NULL;
+	}
+	return f;
+}
+
 /* The target's file: through its live root, its recorded root, or as
  * named; NULL when none opens. */
 static FILE *
@@ -58,17 +84,17 @@ open_source(const struct profile *p, const char *path)
 			now[n] = '\0';
 			if (p->meta.root && !strcmp(now, p->meta.root)) {
 				snprintf(buf, sizeof(buf), "%s%s", link, path);
-				if ((f = fopen(buf, "re")))
+				if ((f = open_regular(buf)))
 					return f;
 			}
 		}
 	}
 	if (p->meta.root && strcmp(p->meta.root, "/")) {
 		snprintf(buf, sizeof(buf), "%s%s", p->meta.root, path);
-		if ((f = fopen(buf, "re")))
+		if ((f = open_regular(buf)))
 			return f;
 	}
-	return fopen(path, "re");
+	return open_regular(path);
 }
 
 static double
