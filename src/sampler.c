@@ -780,6 +780,11 @@ stacks_digest(const struct ruby_stack *st, int n)
 		h = (h ^ (uint64_t)(uint32_t)st[i].nframes) * 0x100000001b3ull;
 		h = (h ^ st[i].state) * 0x100000001b3ull;
 		h = (h ^ st[i].cfp) * 0x100000001b3ull;
+		/* The name is recorded too (--threads): a read whose name
+		 * and frames come from different moments must not agree. */
+		h = (h ^ intern_hash(st[i].name, strnlen(st[i].name,
+							 sizeof(st[i].name)))) *
+		    0x100000001b3ull;
 		for (int f = 0; f < st[i].nframes; f++) {
 			/* Labels and paths are interned: pointers compare. */
 			h = (h ^ (uintptr_t)st[i].frames[f].label) *

@@ -386,6 +386,38 @@ frame_method_entry(struct ruby_reader *r, uint64_t ep)
 	return 0;
 }
 
+/*
+ * Whether method entry me runs iseq, as far as can be told: a frame read
+ * while the VM pushes or pops one can pair the new iseq with the method
+ * entry slot of the frame that was there before (a Fixture.done? labelled
+ * with Thread.pass's owner). A C function's entry never runs an iseq, and
+ * a plain iseq method says which one it runs; other kinds (bmethod,
+ * alias...) are taken as they are.
+ */
+static bool
+me_runs_iseq(struct ruby_reader *r, uint64_t me, uint64_t iseq)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t def, type;
+
+	if (L->def_iseq_iseqptr == RUBY_LAYOUT_NONE)
+		return true;
+	def = rd64(r, me + L->me_def);
+	if (r->bad || !def)
+		return true;
+	type = bits(r, def, L->def_type_bit, L->def_type_width);
+	if (r->bad)
+		return true;
+	/* Kinds that run no iseq of their own cannot own an iseq frame. */
+	if (type == L->method_type_cfunc || type == L->method_type_attrset ||
+	    type == L->method_type_ivar || type == L->method_type_optimized ||
+	    type == L->method_type_missing || type == L->method_type_undef)
+		return false;
+	if (type != L->method_type_iseq)
+		return true;
+	return rd64(r, def + L->def_iseq_iseqptr) == iseq || r->bad;
+}
+
 static const char *
 keep(struct ruby_reader *r, const char *s)
 {
@@ -440,7 +472,18 @@ iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
 	     rd32(r, rd64(r, local + L->iseq_body) + L->body_type) ==
 		     L->iseq_type_method)) {
 		uint64_t me = frame_method_entry(r, ep);
-		uint64_t owner = me ? rd64(r, me + L->me_owner) : 0;
+		uint64_t owner;
+
+		/* No method entry, or one of another iseq: the frame is
+		 * being pushed or popped (its environment is not written
+		 * yet, or no longer); the read is torn. */
+		if (r->bad || !me ||
+		    !me_runs_iseq(r, me, type == L->iseq_type_method
+						 ? iseq : local)) {
+			r->bad = false;
+			return -1;
+		}
+		owner = me ? rd64(r, me + L->me_owner) : 0;
 		char *in = type == L->iseq_type_method ? NULL
 						       : strstr(label, " in ");
 		const char *method = in ? in + 4 : label;
