@@ -400,14 +400,18 @@ me_runs_iseq(struct ruby_reader *r, uint64_t me, uint64_t iseq)
 	const struct ruby_layout *L = r->L;
 	uint64_t def, type;
 
+	uint64_t ptr;
+
+	/* What cannot be read (a snapshot that did not record it) proves
+	 * nothing either way, and must not spoil the reads that follow. */
 	if (L->def_iseq_iseqptr == RUBY_LAYOUT_NONE)
 		return true;
 	def = rd64(r, me + L->me_def);
 	if (r->bad || !def)
-		return true;
+		goto unknown;
 	type = bits(r, def, L->def_type_bit, L->def_type_width);
 	if (r->bad)
-		return true;
+		goto unknown;
 	/* Kinds that run no iseq of their own cannot own an iseq frame. */
 	if (type == L->method_type_cfunc || type == L->method_type_attrset ||
 	    type == L->method_type_ivar || type == L->method_type_optimized ||
@@ -415,7 +419,13 @@ me_runs_iseq(struct ruby_reader *r, uint64_t me, uint64_t iseq)
 		return false;
 	if (type != L->method_type_iseq)
 		return true;
-	return rd64(r, def + L->def_iseq_iseqptr) == iseq || r->bad;
+	ptr = rd64(r, def + L->def_iseq_iseqptr);
+	if (r->bad)
+		goto unknown;
+	return ptr == iseq;
+unknown:
+	r->bad = false;
+	return true;
 }
 
 static const char *
