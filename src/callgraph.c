@@ -434,7 +434,7 @@ callgraph_callees(const struct callgraph *g, uint32_t f, size_t *n)
 	for (end = lo; end < g->nedges && g->edges[end].caller == f; end++)
 		;
 	*n = end - lo;
-	return g->edges + lo;
+	return *n ? g->edges + lo : NULL;
 }
 
 const struct callgraph_line *
