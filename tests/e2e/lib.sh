@@ -221,10 +221,14 @@ wait_traced() {
 	local n
 	n=$(perl -e 'print int($ARGV[0] * 100)' "$2")
 	for (( ; ; )); do
-		if ! read_tracer "$1" || ! alive "$1"; then
+		# A /proc read cut short (a signal to this shell) says
+		# nothing: only three misses in a row mean it died.
+		alive "$1" || { sleep 0.01; alive "$1"; } ||
+			{ sleep 0.01; alive "$1"; } ||
 			fail "process $1 died while waiting for a tracer"
+		if read_tracer "$1" && [ "$TRACER" != 0 ]; then
+			return 0
 		fi
-		[ "$TRACER" = 0 ] || return 0
 		[ -z "${3:-}" ] || alive "$3" ||
 			fail "rbflame exited before attaching to $1"
 		n=$((n - 1))

@@ -41,9 +41,12 @@ for t in "$a:spin-a" "$b:spin-b"; do
 		"thread $tid \"$name\";$spin@GC?@" \
 		"thread $tid \"$name\";$spin;(waiting for GVL)"
 done
+# From its sleep on: before it, main may still be finishing the write
+# of "ready", waiting to take the GVL back from the spinners.
+root=$(expand_stack "thread $main \"main\";<main> {main-sleep}")
 s=$(expand_stack "thread $main \"main\";<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)")
 assert_stacks "$T/wall.folded" 95 "main (tid $main) sleeping" \
-	--within "thread $main \"main\";" "$s"
+	--within "$root;" "$s"
 
 # The summary's per-state counts are the profile's.
 for st in 'waiting for GVL' blocked; do
