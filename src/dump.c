@@ -115,17 +115,32 @@ on_stop_signal(int sig)
 	stop_flag = 1;
 }
 
-/* The layouts of a process side by side, for tests and bug reports. */
+/* The layouts of a process side by side, for tests and bug reports:
+ * which one reads it, and what the plausibility checks of the fields no
+ * cross-check confirms said while its stacks were read. */
 static void
-print_layouts(const struct ruby_vm *vm, pid_t pid)
+print_layouts(const struct ruby_vm *vm, pid_t pid,
+	      const struct ruby_checks *ck)
 {
 	char a[288], b[288];
 
 	printf("# Ruby %s in process %d, read with the %s layout\n",
 	       vm->version, (int)pid,
 	       vm->layout == vm->dwarf ? "DWARF" : "built-in");
+	if (vm->generated)
+		printf("# built-in layout: %s (%s), %s\n",
+		       vm->generated->version, vm->generated->source,
+		       vm->generated_exact
+			       ? "this release's own"
+			       : "the nearest release's: none of its own");
+	else
+		printf("# built-in layout: none for Ruby %s\n", vm->version);
 	if (!vm->dwarf)
 		printf("# no DWARF layout: %s\n", vm->dwarf_note);
+	printf("# check gc: %s%s%s\n", ruby_check_name(ck->gc),
+	       ck->gc_why[0] ? ", " : "", ck->gc_why);
+	printf("# check status: %s%s%s\n", ruby_check_name(ck->status),
+	       ck->status_why[0] ? ", " : "", ck->status_why);
 	printf("# field dwarf built-in\n");
 	for (const struct ruby_layout_field *f = ruby_layout_fields; f->name;
 	     f++) {
@@ -133,19 +148,6 @@ print_layouts(const struct ruby_vm *vm, pid_t pid)
 		ruby_layout_format(vm->generated, f, b, sizeof(b));
 		printf("%s %s %s\n", f->name, a, b);
 	}
-}
-
-/* "2.7, 3.1, ..." of the layouts this build knows. */
-static void
-supported_versions(char *buf, size_t cap)
-{
-	size_t n = 0;
-
-	buf[0] = '\0';
-	for (size_t i = 0; ruby_layouts[i] && n < cap; i++)
-		n += snprintf(buf + n, cap - n, "%s%u.%u", i ? ", " : "",
-			      ruby_layouts[i]->api_major,
-			      ruby_layouts[i]->api_minor);
 }
 
 /* Prints untrusted text from the target, control characters as '?'. */
@@ -440,7 +442,8 @@ dump_live(pid_t pid, const char *snapshot, bool layout)
 		code = 1;
 	} else {
 		if (layout)
-			print_layouts(&c.vm, pid);
+			print_layouts(&c.vm, pid,
+				      ruby_reader_checks(c.reader));
 		else
 			print_stacks(c.stacks, c.nstacks);
 		if (fflush(stdout) != 0) {
@@ -492,7 +495,7 @@ dump_offline(const char *path)
 			error_msg("snapshot '%s' holds no Ruby VM (it was not taken of a Ruby process)",
 				  path);
 		} else {
-			supported_versions(buf, sizeof(buf));
+			ruby_layout_list(buf, sizeof(buf));
 			error_msg("snapshot '%s' is of Ruby %s, which rbflame cannot read (supported: %s)",
 				  path, vm.version, buf);
 		}

@@ -960,32 +960,11 @@ snapshot_meta_set_vm(struct snapshot_meta *meta, const struct ruby_vm *vm)
 	meta->ruby_pthread_tid_off = vm->pthread_tid_off;
 }
 
-/* "X.Y..." into major and minor. */
-static int
-major_minor(const char *s, unsigned *major, unsigned *minor)
-{
-	char *end;
-	unsigned long a, b;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	a = strtoul(s, &end, 10);
-	if (*end != '.' || end[1] < '0' || end[1] > '9')
-		return -1;
-	b = strtoul(end + 1, &end, 10);
-	if (a > 255 || b > 255 || (*end && *end != '.'))
-		return -1;
-	*major = a;
-	*minor = b;
-	return 0;
-}
-
 int
 snapshot_meta_get_vm(const struct snapshot_meta *meta, struct ruby_vm *vm)
 {
 	const char *which = meta->ruby_layout[0] ? meta->ruby_layout
 						  : meta->ruby_version;
-	unsigned major, minor;
 
 	memset(vm, 0, sizeof(*vm));
 	copy_str(vm->version, sizeof(vm->version), meta->ruby_version);
@@ -1001,17 +980,13 @@ snapshot_meta_get_vm(const struct snapshot_meta *meta, struct ruby_vm *vm)
 	}
 	if (!vm->version[0])
 		copy_str(vm->version, sizeof(vm->version), which);
-	if (major_minor(which, &major, &minor) < 0) {
+	/* The layout it was read with; another release of the same X.Y
+	 * gets the nearest one (a snapshot from a newer rbflame). */
+	vm->layout = ruby_layout_find(which, &vm->generated_exact);
+	vm->generated = vm->layout;
+	if (!vm->layout) {
 		errno = ENOTSUP;
 		return -1;
 	}
-	for (size_t i = 0; ruby_layouts[i]; i++) {
-		if (ruby_layouts[i]->api_major == major &&
-		    ruby_layouts[i]->api_minor == minor) {
-			vm->layout = ruby_layouts[i];
-			return 0;
-		}
-	}
-	errno = ENOTSUP;
-	return -1;
+	return 0;
 }

@@ -34,6 +34,9 @@ struct ruby_vm {
 	 * next ruby_vm_find() of another file); NULL when there is none. */
 	const struct ruby_layout *generated;
 	const struct ruby_layout *dwarf;
+	/* generated is the layout of this very release, not the nearest
+	 * release's (ruby_layout_find()) */
+	bool generated_exact;
 	char dwarf_note[256];	/* why dwarf is NULL, "" when it is not */
 	char version[32];	/* "3.1.2", from ruby_version */
 	char description[160];	/* ruby_description, when readable */
@@ -62,8 +65,9 @@ struct ruby_vm {
  * For tests: RBFLAME_LAYOUT=dwarf requires the DWARF layout (ENOTSUP
  * without it), RBFLAME_LAYOUT=generated never looks for DWARF;
  * RBFLAME_NO_VM_EXPORT=1 ignores ruby_current_vm_ptr and forces the
- * structural search; RBFLAME_NO_LAYOUT=X.Y acts as if version X.Y had no
- * generated layout.
+ * structural search; RBFLAME_NO_LAYOUT=X.Y[.Z] acts as if the generated
+ * layouts of those releases did not exist (ruby_layout_find_hiding()):
+ * X.Y.Z, a release read with the nearest one; X.Y, an unsupported one.
  */
 int ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 		 const char *force_version, struct ruby_vm *vm);
@@ -134,6 +138,38 @@ int ruby_gvl_holder(struct ruby_reader *r, pid_t *tid);
  * thread whose frames cannot be read gets nframes = -1 (a dropped sample).
  */
 int ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max);
+
+/*
+ * The plausibility of the fields no attach-time cross-check can confirm:
+ * a layout that reads a Ruby release it was not made from (the nearest
+ * release's, or a DWARF one gone wrong) can put the GC's phase bits or a
+ * thread's status on a word that means something else. Such a field is
+ * checked against what it must look like, and dropped when it does not:
+ * the samples then say less (no GC state; waiting and blocked told apart
+ * by the kernel alone), never something false.
+ */
+enum ruby_check {
+	RUBY_CHECK_ABSENT = 0,	/* the layout has no such field */
+	RUBY_CHECK_PENDING,	/* not read yet */
+	RUBY_CHECK_PASSED,	/* plausible so far */
+	RUBY_CHECK_DROPPED,	/* implausible: no longer used */
+};
+
+struct ruby_checks {
+	enum ruby_check gc;	/* vm->objspace: phase bits, GC count */
+	enum ruby_check status;	/* rb_thread_t.status */
+	char gc_why[160];	/* what was seen: "mode 3, count 12" */
+	char status_why[160];
+};
+
+/**
+ * The checks so far (they run as the reader reads; see ruby_check). A
+ * field dropped is said once through error.c, as a warning.
+ */
+const struct ruby_checks *ruby_reader_checks(const struct ruby_reader *r);
+
+/** The name of a check's result: "absent", "pending", "passed", "dropped". */
+const char *ruby_check_name(enum ruby_check c);
 
 /** Counters for the summary line. */
 struct ruby_reader_stats {

@@ -7,8 +7,9 @@
  * positions and a few feature flags for the shapes that really changed
  * (thread list, native thread id, string length, class name).
  *
- * The layouts of known builds live in src/ruby/layouts/ruby_X_Y.c and are
- * generated, never hand-edited: scripts/ruby-layout/generate X.Y compiles an
+ * The layouts of known builds live in src/ruby/layouts/ruby_X_Y_Z.c, one
+ * per Debian release (patch releases can differ), and are generated, never
+ * hand-edited: scripts/ruby-layout/generate X.Y compiles an
  * offsetof()/sizeof() probe inside Ruby's own translation units, configured
  * as Debian configures them. See doc/ruby-layout.md for the method, for how
  * a reader uses each group and for what was checked against live processes.
@@ -29,6 +30,7 @@
 #ifndef RBFLAME_RUBY_LAYOUT_H
 #define RBFLAME_RUBY_LAYOUT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -349,17 +351,35 @@ struct ruby_layout {
 	uint16_t sizeof_rvalue;		/* RVALUE, the base slot size */
 };
 
-/* Generated layouts, src/ruby/layouts/ruby_X_Y.c. */
-extern const struct ruby_layout ruby_layout_2_7;
-extern const struct ruby_layout ruby_layout_3_1;
-extern const struct ruby_layout ruby_layout_3_3;
-extern const struct ruby_layout ruby_layout_3_4;
-
 /**
- * Every generated layout, NULL-terminated, oldest first
- * (src/ruby/layouts/index.c, generated too).
+ * Every generated layout (src/ruby/layouts/ruby_X_Y_Z.c), NULL-terminated,
+ * oldest first (src/ruby/layouts/index.c, generated too).
  */
 extern const struct ruby_layout *const ruby_layouts[];
+
+/**
+ * The generated layout for Ruby version ("3.1.7"): the one of that very
+ * release (*exact set true), else the nearest release of the same X.Y,
+ * the newer of two as near (*exact false: the caller warns); for "X.Y"
+ * alone the newest release of X.Y. NULL when X.Y has none. exact may be
+ * NULL.
+ */
+const struct ruby_layout *ruby_layout_find(const char *version, bool *exact);
+
+/**
+ * ruby_layout_find() as if no layout whose version starts with hide
+ * ("3.1.7", or "3.1" for every 3.1.x) existed: for tests of releases
+ * rbflame has no layout of. hide NULL or "": none hidden.
+ */
+const struct ruby_layout *ruby_layout_find_hiding(const char *version,
+						  const char *hide,
+						  bool *exact);
+
+/**
+ * "2.7.4, 3.1.2, ..." of every generated layout into buf (truncated to
+ * cap); returns the length written.
+ */
+size_t ruby_layout_list(char *buf, size_t cap);
 
 /* ---- the struct as named fields (src/ruby/layout.c) ------------------- */
 

@@ -339,3 +339,80 @@ ruby_layout_diff(const struct ruby_layout *a, const struct ruby_layout *b)
 	}
 	return NULL;
 }
+
+/* "X.Y.Z" (or "X.Y", teeny -1) into its numbers; -1 if neither. */
+static int
+parse_version(const char *v, int *maj, int *min, int *teeny)
+{
+	int n;
+
+	*teeny = -1;
+	if (!v)
+		return -1;
+	n = sscanf(v, "%d.%d.%d", maj, min, teeny);
+	if (n < 2) {
+		*teeny = -1;
+		return -1;
+	}
+	return 0;
+}
+
+const struct ruby_layout *
+ruby_layout_find(const char *version, bool *exact)
+{
+	return ruby_layout_find_hiding(version, NULL, exact);
+}
+
+const struct ruby_layout *
+ruby_layout_find_hiding(const char *version, const char *hide, bool *exact)
+{
+	const struct ruby_layout *best = NULL;
+	int maj, min, teeny, best_d = 0;
+
+	if (exact)
+		*exact = false;
+	if (parse_version(version, &maj, &min, &teeny) < 0)
+		return NULL;
+	for (int i = 0; ruby_layouts[i]; i++) {
+		const struct ruby_layout *L = ruby_layouts[i];
+		int lmaj, lmin, lteeny, d;
+
+		if (parse_version(L->version, &lmaj, &lmin, &lteeny) < 0 ||
+		    lmaj != maj || lmin != min)
+			continue;
+		if (hide && *hide && !strncmp(L->version, hide, strlen(hide)))
+			continue;
+		if (teeny >= 0 && lteeny == teeny) {
+			if (exact)
+				*exact = true;
+			return L;
+		}
+		/* The nearest release; between two as near, the newer (the
+		 * list is oldest first). "X.Y" alone: the newest. */
+		d = teeny < 0 ? 0 : lteeny > teeny ? lteeny - teeny :
+						      teeny - lteeny;
+		if (!best || d <= best_d) {
+			best = L;
+			best_d = d;
+		}
+	}
+	return best;
+}
+
+size_t
+ruby_layout_list(char *buf, size_t cap)
+{
+	size_t o = 0;
+
+	if (cap)
+		buf[0] = '\0';
+	for (int i = 0; ruby_layouts[i] && o + 1 < cap; i++) {
+		int n = snprintf(buf + o, cap - o, "%s%s", i ? ", " : "",
+				 ruby_layouts[i]->version);
+
+		if (n < 0 || (size_t)n >= cap - o)
+			break;
+		o += (size_t)n;
+	}
+	return o;
+}

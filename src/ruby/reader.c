@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rbflame/error.h"
 #include "rbflame/intern.h"
 #include "rbflame/mem.h"
 #include "rbflame/ruby.h"
@@ -30,6 +31,13 @@
 #define ID_CACHE 4096		/* ID -> name cache slots (power of two) */
 #define FRAME_CACHE 16384	/* resolved frames (power of two) */
 #define VS_MAX (1u << 20)	/* bytes of VM stack values read at once */
+#define GC_COUNT_MAX (1ull << 40) /* more GCs than any process has run */
+/* The GC bit set in this many GVL-holder samples in a row while the GC
+ * count stands still: one collection would have to last minutes. */
+#define GC_STUCK_SAMPLES 2000
+/* The GVL holder's status must be runnable: this many holder samples,
+ * and more than half of them not, drop the status field. */
+#define STATUS_SAMPLES 50
 
 /*
  * A resolved frame, keyed by (iseq, pc) for Ruby frames and by the method
@@ -72,6 +80,11 @@ struct ruby_reader {
 	uint64_t vs_base, vs_len;
 	uint64_t *vs;
 	size_t vs_cap;
+	/* Plausibility of the GC and status fields (see ruby_checks). */
+	struct ruby_checks checks;
+	uint64_t gc_count;	/* the GC count when the GC bit was last set */
+	uint32_t gc_stuck;	/* GC bit set since, count unchanged */
+	uint32_t holder_samples, holder_not_runnable;
 };
 
 /* ---- memory helpers: a failed read sets r->bad and yields 0 ---------- */
@@ -916,13 +929,70 @@ struct ruby_reader *
 ruby_reader_create(const struct ruby_vm *vm, struct mem *mem)
 {
 	struct ruby_reader *r = xcalloc(1, sizeof(*r));
+	const struct ruby_layout *L = vm->layout;
 
 	r->vm = *vm;
-	r->L = vm->layout;
+	r->L = L;
 	r->mem = mem;
 	r->strings = intern_create();
 	r->frames = xcalloc(FRAME_CACHE, sizeof(*r->frames));
+	r->checks.gc = L->vm_objspace == RUBY_LAYOUT_NONE ||
+				       L->objspace_during_gc_bit ==
+					       RUBY_LAYOUT_NONE
+			       ? RUBY_CHECK_ABSENT
+			       : RUBY_CHECK_PENDING;
+	r->checks.status = L->thread_status_bit == RUBY_LAYOUT_NONE
+				   ? RUBY_CHECK_ABSENT
+				   : RUBY_CHECK_PENDING;
 	return r;
+}
+
+const struct ruby_checks *
+ruby_reader_checks(const struct ruby_reader *r)
+{
+	return &r->checks;
+}
+
+const char *
+ruby_check_name(enum ruby_check c)
+{
+	switch (c) {
+	case RUBY_CHECK_ABSENT:
+		return "absent";
+	case RUBY_CHECK_PENDING:
+		return "pending";
+	case RUBY_CHECK_PASSED:
+		return "passed";
+	case RUBY_CHECK_DROPPED:
+		return "dropped";
+	}
+	return "?";
+}
+
+/* Which layout the reader reads with, for the warnings below. */
+static const char *
+layout_name(const struct ruby_reader *r)
+{
+	return r->L == r->vm.dwarf ? "DWARF" : r->L->version;
+}
+
+static void
+drop_gc(struct ruby_reader *r, const char *why)
+{
+	r->checks.gc = RUBY_CHECK_DROPPED;
+	snprintf(r->checks.gc_why, sizeof(r->checks.gc_why), "%s", why);
+	error_msg("warning: Ruby %s: the GC state read with the %s layout is implausible (%s): samples will not show (garbage collection)",
+		  r->vm.version, layout_name(r), why);
+}
+
+static void
+drop_status(struct ruby_reader *r, const char *why)
+{
+	r->checks.status = RUBY_CHECK_DROPPED;
+	snprintf(r->checks.status_why, sizeof(r->checks.status_why), "%s",
+		 why);
+	error_msg("warning: Ruby %s: thread status read with the %s layout is implausible (%s): waiting for the GVL is no longer told apart",
+		  r->vm.version, layout_name(r), why);
 }
 
 void
@@ -961,28 +1031,140 @@ ruby_gvl_holder(struct ruby_reader *r, pid_t *tid)
 	return r->bad ? -1 : 0;
 }
 
+static bool
+gc_mode_known(const struct ruby_layout *L, uint64_t mode)
+{
+	return mode == L->gc_mode_none || mode == L->gc_mode_marking ||
+	       mode == L->gc_mode_sweeping ||
+	       (L->gc_mode_compacting != RUBY_LAYOUT_NOVAL &&
+		mode == L->gc_mode_compacting);
+}
+
+/*
+ * Whether the objspace read at os looks like one: its phase is one of
+ * the GC's modes, and its GC count a count. At most every GC_STUCK_SAMPLES
+ * holder samples with the GC bit set, the count must have moved: one
+ * collection does not last minutes, a constant word read as the bit does.
+ * false when it dropped the field.
+ */
+static bool
+gc_plausible(struct ruby_reader *r, uint64_t os, uint64_t mode, bool in_gc)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t count = 0;
+	char why[160];
+
+	if (L->objspace_gc_count != RUBY_LAYOUT_NONE) {
+		count = rd64(r, os + L->objspace_gc_count);
+		if (r->bad)
+			return true;	/* unreadable now: no verdict */
+	}
+	if (!gc_mode_known(L, mode)) {
+		snprintf(why, sizeof(why),
+			 "objspace %#" PRIx64 ": mode %" PRIu64
+			 " is not a GC mode",
+			 os, mode);
+		drop_gc(r, why);
+		return false;
+	}
+	if (count > GC_COUNT_MAX) {
+		snprintf(why, sizeof(why),
+			 "objspace %#" PRIx64 ": GC count %" PRIu64
+			 " is no count",
+			 os, count);
+		drop_gc(r, why);
+		return false;
+	}
+	if (r->checks.gc == RUBY_CHECK_PENDING) {
+		r->checks.gc = RUBY_CHECK_PASSED;
+		snprintf(r->checks.gc_why, sizeof(r->checks.gc_why),
+			 "mode %" PRIu64 ", GC count %" PRIu64, mode, count);
+		r->gc_count = count;
+	}
+	if (!in_gc || L->objspace_gc_count == RUBY_LAYOUT_NONE)
+		return true;
+	if (count != r->gc_count) {
+		r->gc_count = count;
+		r->gc_stuck = 0;
+	} else if (++r->gc_stuck >= GC_STUCK_SAMPLES) {
+		snprintf(why, sizeof(why),
+			 "in GC for %u samples while the GC count stayed at %" PRIu64,
+			 r->gc_stuck, count);
+		drop_gc(r, why);
+		return false;
+	}
+	return true;
+}
+
 /* What the GVL holder is doing as far as the GC goes. */
 static enum ruby_state
 gc_state(struct ruby_reader *r)
 {
 	const struct ruby_layout *L = r->L;
 	uint64_t os, mode;
+	bool in_gc;
 
-	if (L->vm_objspace == RUBY_LAYOUT_NONE ||
-	    L->objspace_during_gc_bit == RUBY_LAYOUT_NONE)
+	if (r->checks.gc == RUBY_CHECK_ABSENT ||
+	    r->checks.gc == RUBY_CHECK_DROPPED)
 		return RUBY_STATE_RUNNING;
 	os = rd64(r, r->vm.vm + L->vm_objspace);
-	if (r->bad || !os || !bits(r, os, L->objspace_during_gc_bit, 1)) {
+	if (r->bad || !os) {
 		r->bad = false;
 		return RUBY_STATE_RUNNING;
 	}
+	in_gc = bits(r, os, L->objspace_during_gc_bit, 1);
 	mode = bits(r, os, L->objspace_mode_bit, L->objspace_mode_width);
+	if (r->bad) {
+		r->bad = false;
+		return RUBY_STATE_RUNNING;
+	}
+	if (!gc_plausible(r, os, mode, in_gc)) {
+		r->bad = false;
+		return RUBY_STATE_RUNNING;
+	}
 	r->bad = false;
+	if (!in_gc)
+		return RUBY_STATE_RUNNING;
 	if (mode == L->gc_mode_marking)
 		return RUBY_STATE_GC_MARKING;
 	if (mode == L->gc_mode_sweeping)
 		return RUBY_STATE_GC_SWEEPING;
 	return RUBY_STATE_GC;
+}
+
+/*
+ * The GVL holder is runnable by definition: a status field that says
+ * otherwise for most of the holder's samples is not the status.
+ */
+static void
+status_plausible(struct ruby_reader *r, int status)
+{
+	char why[160];
+
+	if (r->checks.status != RUBY_CHECK_PENDING &&
+	    r->checks.status != RUBY_CHECK_PASSED)
+		return;
+	if (r->holder_samples >= UINT32_MAX / 2)
+		return;
+	r->holder_samples++;
+	if ((uint32_t)status != r->L->thread_runnable)
+		r->holder_not_runnable++;
+	if (r->holder_samples < STATUS_SAMPLES)
+		return;
+	if (r->holder_not_runnable * 2 > r->holder_samples) {
+		snprintf(why, sizeof(why),
+			 "the GVL holder was not runnable in %u of %u samples",
+			 r->holder_not_runnable, r->holder_samples);
+		drop_status(r, why);
+		return;
+	}
+	if (r->checks.status == RUBY_CHECK_PENDING) {
+		r->checks.status = RUBY_CHECK_PASSED;
+		snprintf(r->checks.status_why, sizeof(r->checks.status_why),
+			 "the GVL holder runnable in %u of %u samples",
+			 r->holder_samples - r->holder_not_runnable,
+			 r->holder_samples);
+	}
 }
 
 /*
@@ -1035,8 +1217,11 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 				 th == tl.main_thread ? "main" : "");
 		st->gvl = ec && ec == tl.running_ec;
 		if (st->gvl)
+			status_plausible(r, st->status);
+		if (st->gvl)
 			st->state = gc;
-		else if ((uint32_t)st->status == L->thread_runnable)
+		else if (r->checks.status != RUBY_CHECK_DROPPED &&
+			 (uint32_t)st->status == L->thread_runnable)
 			st->state = RUBY_STATE_WAITING_GVL;
 		else
 			st->state = RUBY_STATE_NO_GVL;

@@ -234,21 +234,13 @@ scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
 }
 
 static const struct ruby_layout *
-layout_for(const char *version)
+layout_for(const char *version, bool *exact)
 {
 	const char *hide = getenv("RBFLAME_NO_LAYOUT");
-	int maj, min;
 
-	if (sscanf(version, "%d.%d", &maj, &min) != 2)
-		return NULL;
-	/* For tests: act as if this version had no layout. */
-	if (hide && !strncmp(version, hide, strlen(hide)))
-		return NULL;
-	for (int i = 0; ruby_layouts[i]; i++)
-		if (ruby_layouts[i]->api_major == maj &&
-		    ruby_layouts[i]->api_minor == min)
-			return ruby_layouts[i];
-	return NULL;
+	/* For tests: act as if the layouts of these releases did not
+	 * exist. */
+	return ruby_layout_find_hiding(version, hide, exact);
 }
 
 /* The DWARF layout of the last Ruby file looked at, found or not: the VM
@@ -342,6 +334,23 @@ out:
 	return dwarf_cache.found ? &dwarf_cache.dl.layout : NULL;
 }
 
+/*
+ * A release with no layout of its own is read with the nearest one of the
+ * same X.Y: say so once. Its GC and status fields are then checked for
+ * plausibility by the reader (ruby_checks), the rest by the walk itself.
+ */
+static void
+nearest_warning(const struct ruby_vm *vm)
+{
+	static bool warned;
+
+	if (!vm->generated || vm->generated_exact || warned)
+		return;
+	warned = true;
+	error_msg("warning: Ruby %s has no built-in layout of its own: reading it with %s's, the nearest release (a field that looks wrong is dropped with a warning; 'rbflame dump -p PID --layout' shows the checks)",
+		  vm->version, vm->generated->version);
+}
+
 /* Chooses between the DWARF and the generated layout (see ruby.h). */
 static const struct ruby_layout *
 choose_layout(pid_t pid, const char *path, const char *force_version,
@@ -352,13 +361,15 @@ choose_layout(pid_t pid, const char *path, const char *force_version,
 	static bool warned;
 	char a[32], b[32];
 
-	vm->generated =
-		layout_for(force_version ? force_version : vm->version);
+	vm->generated = layout_for(force_version ? force_version : vm->version,
+				   &vm->generated_exact);
 	if (force_version || (mode && !strcmp(mode, "generated"))) {
 		snprintf(vm->dwarf_note, sizeof(vm->dwarf_note),
 			 "DWARF not looked for (%s)",
 			 force_version ? "--force-version" :
 					 "RBFLAME_LAYOUT=generated");
+		if (!force_version)
+			nearest_warning(vm);
 		return vm->generated;
 	}
 	vm->dwarf = dwarf_layout_for(pid, path, vm->version, vm->dwarf_note,
@@ -373,10 +384,13 @@ choose_layout(pid_t pid, const char *path, const char *force_version,
 		}
 		return vm->dwarf;
 	}
-	if (!vm->dwarf)
+	if (!vm->dwarf) {
+		nearest_warning(vm);
 		return vm->generated;
-	if (vm->generated && (f = ruby_layout_diff(vm->dwarf, vm->generated)) &&
-	    !warned) {
+	}
+	/* Only the layout of the very release can contradict the DWARF. */
+	if (vm->generated && vm->generated_exact &&
+	    (f = ruby_layout_diff(vm->dwarf, vm->generated)) && !warned) {
 		warned = true;
 		ruby_layout_format(vm->dwarf, f, a, sizeof(a));
 		ruby_layout_format(vm->generated, f, b, sizeof(b));
@@ -391,13 +405,9 @@ void
 ruby_vm_unsupported_msg(const struct ruby_vm *vm, pid_t pid, char *buf,
 			size_t cap)
 {
-	char supported[64] = "";
-	size_t o = 0;
+	char supported[256];
 
-	for (int i = 0; ruby_layouts[i] && o + 8 < sizeof(supported); i++)
-		o += snprintf(supported + o, sizeof(supported) - o, "%s%d.%d",
-			      i ? ", " : "", ruby_layouts[i]->api_major,
-			      ruby_layouts[i]->api_minor);
+	ruby_layout_list(supported, sizeof(supported));
 	snprintf(buf, cap,
 		 "process %d runs Ruby %s, which rbflame cannot read: no layout (supported: %s, and any Ruby with DWARF debug info) and %s; install its debug info or use a Ruby built with -g, or try --force-version X.Y",
 		 (int)pid, vm->version[0] ? vm->version : "of an unknown version",

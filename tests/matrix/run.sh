@@ -57,7 +57,7 @@
 # a failure), plus
 #
 #   matrix-layout   'rbflame dump -p PID --layout': the DWARF layout
-#                   equals the generated ruby_3_1 field for field (the
+#                   equals the generated ruby_3_1_2 field for field (the
 #                   build uses Debian's configure options; LAYOUT_DIFFS
 #                   names any field allowed to differ, and why), rbflame
 #                   says it reads with the DWARF, and warns of nothing.
@@ -329,7 +329,7 @@ check_matrix_vm() {
 }
 
 # Fields of the self-built 3.1's DWARF layout allowed to differ from the
-# generated ruby_3_1 (Debian's configure options, on the same source):
+# generated ruby_3_1_2 (Debian's configure options, on the same source):
 # FIELD -> why. None: the build keeps every option that shapes a struct,
 # and identity fields (version, source) are not compared.
 declare -A LAYOUT_DIFFS=()
@@ -363,7 +363,7 @@ check_matrix_layout() {
 	if [ -n "$bad" ]; then
 		grep -E "^($(echo $bad | tr ' ' '|')) " "$CT/layout.out" |
 			sed 's/^/  field dwarf built-in: /' >&2
-		fail "DWARF layout differs from the generated ruby_3_1 at:$bad"
+		fail "DWARF layout differs from the generated ruby_3_1_2 at:$bad"
 	fi
 	grep -q ' - ' "$CT/layout.out" &&
 		fail "dump --layout: a layout is missing: $(grep -m1 ' - ' "$CT/layout.out")"
@@ -373,7 +373,7 @@ check_matrix_layout() {
 	expect_rc 0 "rbflame --debug -p PID"
 	grep -q ', layout DWARF of /' "$CT/debug.err" ||
 		fail "--debug: no 'layout DWARF of ...' line: $(grep ': ruby ' "$CT/debug.err")"
-	say "  layout: DWARF ($(sed -n 's/^source \(DWARF_of_[^ ]*\) .*/\1/p' "$CT/layout.out" | tr _ ' ')) = generated ruby_3_1, $n fields${diffs:+ (expected differences: $diffs)}"
+	say "  layout: DWARF ($(sed -n 's/^source \(DWARF_of_[^ ]*\) .*/\1/p' "$CT/layout.out" | tr _ ' ')) = generated ruby_3_1_2, $n fields${diffs:+ (expected differences: $diffs)}"
 	stop_matrix
 }
 
@@ -409,7 +409,7 @@ check_matrix_debuglink() {
 	diffs=$(awk '!/^#/ && $1 != "source" && $2 != $3 { print $1 }' \
 		"$CT/layout.out")
 	[ -z "$diffs" ] ||
-		fail "the debug file's layout differs from ruby_3_1 at:" $diffs
+		fail "the debug file's layout differs from ruby_3_1_2 at:" $diffs
 	run_rbflame dump 30 dump -p "$MXPID"
 	expect_rc 0 "rbflame dump -p PID (stripped, debuglink)"
 	by_name_want
@@ -419,7 +419,7 @@ check_matrix_debuglink() {
 		diff -u "$CT/want.byname" "$CT/got.byname" >&2 || true
 		fail "dump of the stripped Ruby: stacks differ"
 	fi
-	say "  debuglink: stripped copy, layout from ${d##*/}/ruby.debug = generated ruby_3_1; every stack exact"
+	say "  debuglink: stripped copy, layout from ${d##*/}/ruby.debug = generated ruby_3_1_2; every stack exact"
 	stop_matrix
 }
 

@@ -247,7 +247,8 @@ END_TEST
 
 START_TEST(field_helpers)
 {
-	struct ruby_layout a = ruby_layout_3_1, b = ruby_layout_3_1;
+	struct ruby_layout a = *ruby_layout_find("3.1.2", NULL);
+	struct ruby_layout b = a;
 	const struct ruby_layout_field *f = ruby_layout_field("thread_ec");
 	char buf[64];
 

@@ -754,7 +754,8 @@ START_TEST(test_meta_vm)
 	struct ruby_vm vm, back;
 
 	memset(&vm, 0, sizeof(vm));
-	vm.layout = &ruby_layout_3_1;
+	vm.layout = ruby_layout_find("3.1.2", NULL);
+	ck_assert_ptr_nonnull(vm.layout);
 	strcpy(vm.version, "3.1.2");
 	strcpy(vm.description, "ruby 3.1.2p20");
 	vm.vm = 0x1234;
@@ -762,24 +763,27 @@ START_TEST(test_meta_vm)
 	vm.vm_from_export = true;
 	memset(&meta, 0, sizeof(meta));
 	snapshot_meta_set_vm(&meta, &vm);
-	ck_assert_str_eq(meta.ruby_layout, ruby_layout_3_1.version);
+	ck_assert_str_eq(meta.ruby_layout, "3.1.2");
 	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
-	ck_assert_ptr_eq(back.layout, &ruby_layout_3_1);
+	ck_assert_ptr_eq(back.layout, vm.layout);
+	ck_assert(back.generated_exact);
 	ck_assert_str_eq(back.version, "3.1.2");
 	ck_assert_str_eq(back.description, "ruby 3.1.2p20");
 	ck_assert_uint_eq(back.vm, 0x1234);
 	ck_assert_uint_eq(back.symbols, 0x5678);
 	ck_assert(back.vm_from_export);
 
-	/* Another patch release of a known minor finds its layout. */
-	strcpy(meta.ruby_layout, "3.4.7");
+	/* Another patch release of a known minor finds the nearest. */
+	strcpy(meta.ruby_layout, "3.4.99");
 	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
-	ck_assert_ptr_eq(back.layout, &ruby_layout_3_4);
+	ck_assert_ptr_eq(back.layout, ruby_layout_find("3.4", NULL));
+	ck_assert(!back.generated_exact);
 	/* Without a layout name, the Ruby version decides. */
 	meta.ruby_layout[0] = '\0';
 	strcpy(meta.ruby_version, "2.7.4");
 	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
-	ck_assert_ptr_eq(back.layout, &ruby_layout_2_7);
+	ck_assert_ptr_eq(back.layout, ruby_layout_find("2.7.4", NULL));
+	ck_assert_str_eq(back.layout->version, "2.7.4");
 	strcpy(meta.ruby_version, "9.9.0");
 	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
@@ -881,7 +885,7 @@ START_TEST(test_ruby31_frames)
 	ck_assert_ptr_nonnull(strstr(meta.maps, "libruby-3.1"));
 	ck_assert_uint_eq(meta.nregs, 6);
 	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &vm), 0);
-	ck_assert_ptr_eq(vm.layout, &ruby_layout_3_1);
+	ck_assert_str_eq(vm.layout->version, "3.1.2");
 
 	r = ruby_reader_create(&vm, m);
 	ck_assert_ptr_nonnull(r);

@@ -8,10 +8,17 @@
 
 #include "rbflame/ruby_layout.h"
 
+extern const struct ruby_layout ruby_layout_2_7_4;
+extern const struct ruby_layout ruby_layout_3_1_2;
+extern const struct ruby_layout ruby_layout_3_1_7;
+extern const struct ruby_layout ruby_layout_3_3_8;
+extern const struct ruby_layout ruby_layout_3_4_5;
+
 const struct ruby_layout *const ruby_layouts[] = {
-	&ruby_layout_2_7,
-	&ruby_layout_3_1,
-	&ruby_layout_3_3,
-	&ruby_layout_3_4,
+	&ruby_layout_2_7_4,
+	&ruby_layout_3_1_2,
+	&ruby_layout_3_1_7,
+	&ruby_layout_3_3_8,
+	&ruby_layout_3_4_5,
 	NULL,
 };
