@@ -27,6 +27,7 @@
 #define MAX_STRING 4096		/* longest label or path we read */
 #define MAX_EP_CHAIN 64		/* blocks nested in blocks */
 #define MAX_CLASS_DEPTH 16	/* singleton of singleton of ... */
+#define MAX_SUPER_CHAIN 32	/* iclasses (extend) above a singleton */
 #define MAX_IVARS 256		/* entries scanned in a class ivar table */
 #define ID_CACHE 4096		/* ID -> name cache slots (power of two) */
 #define FRAME_CACHE 16384	/* resolved frames (power of two) */
@@ -326,8 +327,82 @@ attached_object(struct ruby_reader *r, uint64_t klass)
 	return class_ivar(r, klass, L->id_attached, NULL, NULL);
 }
 
-/* "Owner#name" or "Owner.name" (singleton), or stackprof's
- * "#<Class:0x...>#name" for anonymous owners. */
+/* The class of heap object obj as Ruby's rb_obj_class() finds it: its
+ * klass, past its singleton class and the iclasses of the modules it was
+ * extended with (one per module); 0 when unreadable or not a class. */
+static uint64_t
+real_class(struct ruby_reader *r, uint64_t obj)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t k = rd64(r, obj + L->rbasic_klass);
+
+	for (int i = 0; i < MAX_SUPER_CHAIN && !r->bad; i++) {
+		uint64_t flags;
+
+		if (special(L, k))
+			return 0;
+		flags = rd64(r, k + L->rbasic_flags);
+		if (r->bad)
+			return 0;
+		if ((flags & L->t_mask) == L->t_class &&
+		    !(flags & L->fl_singleton))
+			return k;
+		if ((flags & L->t_mask) != L->t_class &&
+		    (flags & L->t_mask) != L->t_iclass)
+			return 0;
+		k = rd64(r, k + L->rclass_super);
+	}
+	return 0;
+}
+
+/*
+ * What Ruby's rb_class_path() prints for a class or module, which is
+ * what stackprof puts before a method name: its name; for an anonymous
+ * class "#<Class:0x...>"; for an anonymous module "#<C:0x...>", C being
+ * "Module" when the module's class is Module and otherwise what its klass
+ * prints ("Refinement" for a refinement on 3.1+, a Module subclass's
+ * name, or "#<Class:0x...>" for a singleton class). The address is the
+ * object's own, as %p prints it. False when a read fails; the klass of a
+ * module is a class, so the recursion is one level deep.
+ */
+static bool
+class_text(struct ruby_reader *r, uint64_t klass, char *buf, size_t cap,
+	   int depth)
+{
+	const struct ruby_layout *L = r->L;
+	char of[256];
+	uint64_t real, meta;
+	int t = type_of(r, klass);
+
+	if (r->bad || depth > 1 ||
+	    (t != (int)L->t_class && t != (int)L->t_module))
+		return false;
+	if (class_path(r, klass, buf, cap))
+		return true;
+	if (r->bad)
+		return false;
+	if (t == (int)L->t_module) {
+		real = real_class(r, klass);
+		if (!real || r->bad)
+			return false;
+		if (!class_path(r, real, of, sizeof(of)) ||
+		    strcmp(of, "Module") != 0) {
+			meta = rd64(r, klass + L->rbasic_klass);
+			if (!class_text(r, meta, of, sizeof(of), depth + 1))
+				return false;
+		}
+	} else {
+		snprintf(of, sizeof(of), "Class");
+	}
+	snprintf(buf, cap, "#<%s:0x%016" PRIx64 ">", of, klass);
+	return true;
+}
+
+/* "Owner#name", or "Owner.name" for a singleton method, Owner as
+ * stackprof prints it (class_text); a singleton method of an object that
+ * is no class or module is "#<C:0xOBJ>.name", C the object's class and
+ * OBJ its address (rb_profile_frame_classpath). When a read fails,
+ * "#<Class:0xOWNER>.name" or "#<Module:0xOWNER>#name". */
 static void
 qualified_name(struct ruby_reader *r, uint64_t owner, const char *name,
 	       char *out, size_t cap)
@@ -346,16 +421,22 @@ qualified_name(struct ruby_reader *r, uint64_t owner, const char *name,
 		uint64_t obj = attached_object(r, owner);
 		int ot = type_of(r, obj);
 
-		if ((ot == (int)L->t_class || ot == (int)L->t_module) &&
-		    class_path(r, obj, path, sizeof(path))) {
-			snprintf(out, cap, "%s.%s", path, name);
+		if (ot == (int)L->t_class || ot == (int)L->t_module) {
+			if (class_text(r, obj, path, sizeof(path), 0)) {
+				snprintf(out, cap, "%s.%s", path, name);
+				return;
+			}
+		} else if (ot >= 0 && class_text(r, real_class(r, obj), path,
+						 sizeof(path), 0)) {
+			snprintf(out, cap, "#<%s:0x%016" PRIx64 ">.%s", path,
+				 obj, name);
 			return;
 		}
 		snprintf(out, cap, "#<Class:0x%016" PRIx64 ">.%s", owner,
 			 name);
 		return;
 	}
-	if (class_path(r, owner, path, sizeof(path)))
+	if (class_text(r, owner, path, sizeof(path), 0))
 		snprintf(out, cap, "%s#%s", path, name);
 	else
 		snprintf(out, cap, "#<%s:0x%016" PRIx64 ">#%s",

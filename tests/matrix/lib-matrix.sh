@@ -18,8 +18,11 @@
 # chroot); {MARK} alone means {$FX:MARK}. One version-dependent form:
 # {times@FILE:MARK} is the location of an Integer#times frame: the caller's
 # {FILE:MARK} where Integer#times is a C function (Ruby <= 3.2), else
-# $TIMES_LOC, its place in <internal:numeric> (3.3+). '@HEX@' stands for
-# the hex digits of an anonymous class. Nothing else is a pattern.
+# $TIMES_LOC, its place in <internal:numeric> (3.3+); '@REFINEMENT@' is
+# $REFINEMENT, the class of a refinement module (Module on 2.7,
+# Refinement from 3.1). '@HEX@' stands for the hex digits of an anonymous
+# class; '@ADDR:NAME@' for the address the fixture logged as NAME
+# (fill_addrs). Nothing else is a pattern.
 
 set -eu
 export LC_ALL=C
@@ -249,7 +252,7 @@ expect_rc() {
 # expand SPEC: the exact stack SPEC describes (see the top).
 expand() {
 	SPEC=$1 MARKS=$ROOT$TDIR SEEN=$TDIR FX=${FX:-} \
-		TIMES_LOC=${TIMES_LOC:-} perl -e '
+		TIMES_LOC=${TIMES_LOC:-} REFINEMENT=${REFINEMENT:-} perl -e '
 		my %cache;
 		sub line_of {
 			my ($file, $mark) = @_;
@@ -279,9 +282,33 @@ expand() {
 		$s =~ s{\{(times\@)?(?:([^{}:\@]+):)?([^{}:\@]+)\}}{
 			loc($1, $2, $3)
 		}ge;
+		if ($s =~ /\@REFINEMENT\@/) {
+			die "no REFINEMENT for [$s]\n" if !$ENV{REFINEMENT};
+			$s =~ s/\@REFINEMENT\@/$ENV{REFINEMENT}/g;
+		}
 		die "unexpanded braces in [$s]\n" if $s =~ /[{}]/;
 		print "$s\n";
 	' || fail "bad expected stack: $1"
+}
+
+# fill_addrs LOG STACK: STACK with each '@ADDR:NAME@' replaced by the
+# address in the fixture's log line 'NAME #<C:0xADDR>' (the object's
+# Kernel#to_s, whose %p is the address as stackprof prints it: 0x and 16
+# hex digits). Fails when LOG has no such line.
+fill_addrs() {
+	LOG=$1 perl -e '
+		my %addr;
+		open(my $fh, "<", $ENV{LOG}) or die "open $ENV{LOG}: $!\n";
+		while (<$fh>) {
+			$addr{$1} = $2 if /^(\S+) #<.+:(0x[0-9a-f]{16})>$/;
+		}
+		my $s = $ARGV[0];
+		$s =~ s{\@ADDR:([^\@]+)\@}{
+			$addr{$1} // die "no line \"$1 #<...:0x(16 hex digits)>\" " .
+			    "in $ENV{LOG}\n"
+		}ge;
+		print "$s\n";
+	' "$2"
 }
 
 # line_of FILE MARK: the line of FILE marked 'LINE-MARK: MARK'.

@@ -72,7 +72,9 @@
 # line, as Ruby's backtraces do) and a Ruby method of <internal:numeric>
 # from 3.3, where its line is that of its 'yield' ({times@...} in the
 # specs; the line is Ruby's own caller_locations answer, so that a patch
-# release moving it breaks nothing).
+# release moving it breaks nothing). A refinement's method is
+# '#<Module:0x...>#m' on 2.7 and '#<Refinement:0x...>#m' from 3.1, where
+# refinements became instances of Refinement (@REFINEMENT@ in the specs).
 #
 # Environment: MATRIX_VERSIONS (default "2.7 3.1 3.3 3.4 selfbuilt"), RBFLAME,
 # RBFLAME_CACHE (chroot cache, see scripts/ruby-chroot), KEEP_T=1.
@@ -512,7 +514,7 @@ check_native_zlib() {
 # none), 'rbflame -p PID -s 2 -r 200': the stacks SPEC... hold >= 95% of
 # the samples, each some. The target is left running and untraced.
 check_label() {
-	local mode=$1 s
+	local mode=$1 s i
 	local -a want=() opts=()
 	shift
 	if [ "${1:-}" = --function ]; then
@@ -527,6 +529,10 @@ check_label() {
 	else
 		start_fixture fx "$FX" "$mode"
 	fi
+	for i in "${!want[@]}"; do
+		want[i]=$(fill_addrs "$CT/fx.log" "${want[i]}") ||
+			fail "no address for ${want[i]}"
+	done
 	run_rbflame prof 30 "${opts[@]}" -p "$TPID" -s 2 -r 200 \
 		-o "$CT/prof.folded"
 	expect_rc 0 "rbflame ${opts[*]} -p PID -s 2 -r 200"
@@ -554,6 +560,9 @@ LABELS=(
 	"modules.rb tool|<main> {main-tool};Util.tool {tool}"
 	"dynamic.rb define|<main> {main-define};block in <class:Robot> {walk}"
 	"dynamic.rb anon|<main> {main-anon};#<Class:0x@HEX@>#an {an}"
+	"meta.rb solo|<main> {main-solo};#<Object:@ADDR:solo@>.solo {solo}"
+	"meta.rb refine|<main> {main-refine};#<@REFINEMENT@:@ADDR:refinement@>#twice {twice}"
+	"meta.rb anon-self|<main> {main-anon-self};#<Class:@ADDR:anon@>.make {make}"
 	"cfuncs.rb sleep|<main> {main-sleep};Object#nap {nap};Kernel#sleep {nap};(blocked)"
 	"cfuncs.rb sort|<main> {main-sort};Object#crunch {crunch};Array#sort {crunch}|<main> {main-sort};Object#crunch {crunch}"
 	"required.rb -|<main> {main-require};Kernel#require_relative {main-require};<top (required)> {required-body.rb:top-required}"
@@ -651,7 +660,12 @@ test_version() {
 		return 0
 	}
 	say "  Integer#times: ${TIMES_LOC:-a C function, at the file and line of its caller}"
-	export TIMES_LOC RVERSION
+	# Refinement is a class from Ruby 3.1; a 2.7 refinement is a Module.
+	case $v in
+	2.7) REFINEMENT=Module ;;
+	*) REFINEMENT=Refinement ;;
+	esac
+	export TIMES_LOC RVERSION REFINEMENT
 	run_check "$tag" matrix-threads check_matrix_threads
 	run_check "$tag" matrix-dump check_matrix_dump
 	run_check "$tag" matrix-vm check_matrix_vm

@@ -11,7 +11,9 @@
 # together they hold >= 95%. Covered: instance and singleton methods of a
 # class in a module, blocks at one and two levels, a Ruby method that
 # yields, module and class bodies, module methods (include,
-# module_function, def self.), define_method, an anonymous class, C
+# module_function, def self.), define_method, an anonymous class, a
+# singleton method of a plain object, of an anonymous class, a
+# refinement's method (their object's address checked), C
 # functions (Integer#times, Array#each, Array#map, Kernel#sleep,
 # Array#sort, Kernel#require_relative), a required file and a stack 1000
 # frames deep. Then --function: every line becomes its method's (or
@@ -27,7 +29,7 @@ say "ruby $RUBY_VERSION ($(command -v "$RUBY")), fixtures in $FIXTURES"
 # hold >= 95% of the samples, each some. The target is left running and
 # untraced.
 labels() {
-	local tag=$1 mode=$2 spec s
+	local tag=$1 mode=$2 spec s i
 	local -a want=() opts=()
 	shift 2
 	if [ "${1:-}" = --function ]; then
@@ -43,6 +45,10 @@ labels() {
 	else
 		start_fixture "$tag" "$FX" "$mode"
 	fi
+	for i in "${!want[@]}"; do
+		want[i]=$(fill_addrs "$T/$tag.log" "${want[i]}") ||
+			fail "labels/$tag: no address for ${want[i]}"
+	done
 	run_rbflame "$tag" 30 "${opts[@]}" -p "$TPID" -s 2 -r 200 \
 		-o "$T/$tag.folded"
 	expect_rc 0 "labels/$tag: rbflame ${opts[*]} -p PID -s 2 -r 200"
@@ -91,6 +97,22 @@ labels define define \
 	'<main> {main-define};block in <class:Robot> {walk}'
 labels anon anon \
 	'<main> {main-anon};#<Class:0x@HEX@>#an {an}'
+
+# Owners without a name, as stackprof prints them: the class and address
+# of the object a singleton method is defined on, of a refinement module
+# (a Refinement from Ruby 3.1, a plain Module in 3.0), of an anonymous
+# class.
+case $RUBY_VERSION in
+3.0.*) refinement=Module ;;
+*) refinement=Refinement ;;
+esac
+FX=meta.rb
+labels solo solo \
+	'<main> {main-solo};#<Object:@ADDR:solo@>.solo {solo}'
+labels refine refine \
+	"<main> {main-refine};#<$refinement:@ADDR:refinement@>#twice {twice}"
+labels anon-self anon-self \
+	'<main> {main-anon-self};#<Class:@ADDR:anon@>.make {make}'
 
 FX=cfuncs.rb
 labels sleep sleep \

@@ -17,7 +17,9 @@
 # '# LINE-MARK: MARK' (a MARK made of digits is the line itself); {MARK}
 # alone means {$FX:MARK}. '@HEX@' stands for the hex digits of an
 # anonymous class (#<Class:0x@HEX@>); '@GC?@' at the end of a stack for
-# the GC state frames a GVL holder's sample may end in.
+# the GC state frames a GVL holder's sample may end in. '@ADDR:NAME@' is
+# the address of the object the fixture logged as NAME (fill_addrs),
+# filled in once the fixture runs.
 # Nothing else is a pattern: a stack matches only if equal, character for
 # character.
 
@@ -98,6 +100,26 @@ expand_stack() {
 		die "unexpanded braces in [$s]\n" if $s =~ /[{}]/;
 		print "$s\n";
 	' || fail "bad expected stack: $1"
+}
+
+# fill_addrs LOG STACK: STACK with each '@ADDR:NAME@' replaced by the
+# address in the fixture's log line 'NAME #<C:0xADDR>' (the object's
+# Kernel#to_s, whose %p is the address as stackprof prints it: 0x and 16
+# hex digits). Fails when LOG has no such line.
+fill_addrs() {
+	LOG=$1 perl -e '
+		my %addr;
+		open(my $fh, "<", $ENV{LOG}) or die "open $ENV{LOG}: $!\n";
+		while (<$fh>) {
+			$addr{$1} = $2 if /^(\S+) #<.+:(0x[0-9a-f]{16})>$/;
+		}
+		my $s = $ARGV[0];
+		$s =~ s{\@ADDR:([^\@]+)\@}{
+			$addr{$1} // die "no line \"$1 #<...:0x(16 hex digits)>\" " .
+			    "in $ENV{LOG}\n"
+		}ge;
+		print "$s\n";
+	' "$2"
 }
 
 # stack_counts FOLDED PREFIX STACK...: the samples whose stack is exactly
