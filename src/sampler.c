@@ -227,7 +227,7 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 	if (parent->mode == SAMPLER_RUBY) {
 		/* fork copies the address space: same VM, same addresses. */
 		s->vm = parent->vm;
-		s->ruby = ruby_reader_create(&s->vm, s->mem);
+		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
 	} else if (parent->mode == SAMPLER_NATIVE) {
 		s->mode = SAMPLER_NATIVE;
@@ -564,7 +564,7 @@ probe_ruby(struct sampler *s)
 			error_msg("warning: reading Ruby %s with the layout of %s (--force-version): frames may be wrong if the two differ",
 				  vm.version, vm.layout->version);
 		s->vm = vm;
-		s->ruby = ruby_reader_create(&s->vm, s->mem);
+		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
 		free(s->prof->meta.ruby_version);
 		s->prof->meta.ruby_version = xstrdup(vm.version);
