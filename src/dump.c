@@ -305,7 +305,7 @@ tracer_main(void *arg)
 	/* Record only what the reader reads, not the VM search. */
 	if (c->record)
 		c->mem = snapshot_recorder_create(c->live);
-	c->reader = ruby_reader_create(&c->vm, c->mem);
+	c->reader = ruby_reader_create(&c->vm, c->mem, c->pid);
 	if (!c->reader) {
 		c->stage = STAGE_READ;
 		c->err = errno ? errno : EINVAL;
@@ -501,7 +501,7 @@ dump_offline(const char *path)
 		}
 		goto out;
 	}
-	r = ruby_reader_create(&vm, m);
+	r = ruby_reader_create(&vm, m, 0);
 	if (!r) {
 		perror_msg("cannot read the Ruby VM in snapshot '%s'", path);
 		goto out;

@@ -2,7 +2,8 @@
 // Copyright (c) 2026 The rbflame authors
 /*
  * /proc parsing for one target: maps, threads and their names, the syscall
- * a thread is blocked in, the tracer, and the target's root directory.
+ * a thread is blocked in, the tracer, the target's root directory, and its
+ * thread ids as it sees them from another PID namespace (the tid map).
  * Everything read here comes from the kernel, but a process can vanish
  * between two reads, so every function may fail with ESRCH or ENOENT.
  */
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rbflame/proc.h"
@@ -27,6 +29,9 @@
 const char *proc_dir = "/proc";
 
 #define MAX_MAPS 1000000	/* bound on untrusted-size input */
+#define TIDMAP_MAX 65536	/* threads of one process in a tid map */
+#define TIDMAP_MISSED 64	/* ids remembered as missing */
+#define TIDMAP_RETRY_NS 1000000000ull	/* look for those again after */
 
 /* Reads a whole small /proc file; caller frees. */
 static char *
@@ -368,6 +373,207 @@ proc_thread_state(pid_t pid, pid_t tid, char *state)
 	}
 	*state = p[2];
 	return 0;
+}
+
+int
+proc_nspid_parse(const char *status, pid_t *ids, int max)
+{
+	const char *p = status;
+	int n = 0;
+
+	while (p && strncmp(p, "NSpid:", 6)) {
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+	if (!p)
+		return 0;
+	p += 6;
+	while (n < max) {
+		char *end;
+		long v;
+
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		v = strtol(p, &end, 10);
+		if (v <= 0 || v > INT_MAX)
+			break;
+		ids[n++] = (pid_t)v;
+		p = end;
+	}
+	return n;
+}
+
+/* ---- tid map ---------------------------------------------------------- */
+
+struct tidmap_entry {
+	pid_t ns;		/* as the process sees it */
+	pid_t host;		/* as /proc and ptrace see it */
+};
+
+struct proc_tidmap {
+	pid_t pid;
+	bool foreign;
+	struct tidmap_entry *v;	/* sorted by ns */
+	size_t n, cap;
+	pid_t missed[TIDMAP_MISSED];
+	size_t nmissed;
+	uint64_t read_ns;	/* CLOCK_MONOTONIC of the last read */
+	unsigned refreshes;
+};
+
+static uint64_t
+monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static int
+tidmap_cmp(const void *a, const void *b)
+{
+	const struct tidmap_entry *x = a, *y = b;
+
+	return (x->ns > y->ns) - (x->ns < y->ns);
+}
+
+static pid_t
+tidmap_find(const struct proc_tidmap *m, pid_t ns)
+{
+	struct tidmap_entry key = { .ns = ns }, *e;
+
+	if (!m->n)
+		return 0;
+	e = bsearch(&key, m->v, m->n, sizeof(*m->v), tidmap_cmp);
+	return e ? e->host : 0;
+}
+
+/* The NSpid ids of the status file at path: how many, -1 if unreadable. */
+static int
+status_nspid(const char *path, pid_t *ids, int max)
+{
+	char buf[4096];
+
+	if (read_small(path, buf, sizeof(buf)) < 0)
+		return -1;
+	return proc_nspid_parse(buf, ids, max);
+}
+
+/* Reads the map again from the tasks' status files. */
+static void
+tidmap_read(struct proc_tidmap *m)
+{
+	char path[96];
+	struct dirent *de;
+	size_t k = 0;
+	DIR *d;
+
+	m->read_ns = monotonic_ns();
+	m->refreshes++;
+	snprintf(path, sizeof(path), "%s/%d/task", proc_dir, (int)m->pid);
+	d = opendir(path);
+	if (!d)
+		return;		/* gone: keep what we had */
+	m->n = 0;
+	while ((de = readdir(d)) != NULL && m->n < TIDMAP_MAX) {
+		pid_t ids[32];
+		char *end;
+		long t = strtol(de->d_name, &end, 10);
+		int n;
+
+		if (*end || t <= 0 || t > INT_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%d/task/%ld/status", proc_dir,
+			 (int)m->pid, t);
+		n = status_nspid(path, ids, 32);
+		if (n < 1)
+			continue;	/* exited meanwhile */
+		m->v = xgrowarray(m->v, &m->cap, m->n + 1, sizeof(*m->v));
+		m->v[m->n].ns = ids[n - 1];
+		m->v[m->n].host = (pid_t)t;
+		m->n++;
+	}
+	closedir(d);
+	qsort(m->v, m->n, sizeof(*m->v), tidmap_cmp);
+	/* Forget the missing ids that are there now. */
+	for (size_t i = 0; i < m->nmissed; i++)
+		if (!tidmap_find(m, m->missed[i]))
+			m->missed[k++] = m->missed[i];
+	m->nmissed = k;
+}
+
+struct proc_tidmap *
+proc_tidmap_create(pid_t pid)
+{
+	struct proc_tidmap *m = xcalloc(1, sizeof(*m));
+	char path[64];
+	pid_t ids[32];
+
+	m->pid = pid;
+	snprintf(path, sizeof(path), "%s/%d/status", proc_dir, (int)pid);
+	/* Unreadable (gone) or one id: nothing to map. */
+	m->foreign = status_nspid(path, ids, 32) > 1;
+	if (m->foreign)
+		tidmap_read(m);
+	return m;
+}
+
+bool
+proc_tidmap_foreign(const struct proc_tidmap *m)
+{
+	return m->foreign;
+}
+
+pid_t
+proc_tidmap_host(struct proc_tidmap *m, pid_t tid)
+{
+	bool missing = m->nmissed == TIDMAP_MISSED;
+	pid_t host;
+
+	if (tid <= 0)
+		return 0;
+	if (!m->foreign)
+		return tid;
+	host = tidmap_find(m, tid);
+	if (host)
+		return host;
+	/* A new thread is read at once; an id known to be missing (an
+	 * exited thread the VM still lists, one left from before a fork)
+	 * reads /proc at most once a second, whatever asks for it. */
+	for (size_t i = 0; i < m->nmissed && !missing; i++)
+		missing = m->missed[i] == tid;
+	if (missing && monotonic_ns() - m->read_ns < TIDMAP_RETRY_NS)
+		return 0;
+	tidmap_read(m);
+	host = tidmap_find(m, tid);
+	if (!host && m->nmissed < TIDMAP_MISSED) {
+		bool known = false;
+
+		for (size_t i = 0; i < m->nmissed; i++)
+			known |= m->missed[i] == tid;
+		if (!known)
+			m->missed[m->nmissed++] = tid;
+	}
+	return host;
+}
+
+unsigned
+proc_tidmap_refreshes(const struct proc_tidmap *m)
+{
+	return m->refreshes;
+}
+
+void
+proc_tidmap_destroy(struct proc_tidmap *m)
+{
+	if (!m)
+		return;
+	free(m->v);
+	free(m);
 }
 
 int

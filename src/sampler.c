@@ -227,7 +227,7 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 	if (parent->mode == SAMPLER_RUBY) {
 		/* fork copies the address space: same VM, same addresses. */
 		s->vm = parent->vm;
-		s->ruby = ruby_reader_create(&s->vm, s->mem);
+		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
 	} else if (parent->mode == SAMPLER_NATIVE) {
 		s->mode = SAMPLER_NATIVE;
@@ -263,6 +263,20 @@ own_thread(struct sampler *s, pid_t tid)
 	struct target_thread *th = target_thread_find(s->t, tid);
 
 	return th && th->pid == s->pid ? th : NULL;
+}
+
+/*
+ * Whether a Ruby stack belongs to no thread of this process: the reader
+ * says the thread is gone, or its tid is another process's. A child read
+ * before it first ran (the kernel writes the child's tid into the forking
+ * thread's struct pthread then) still names the parent's thread, and its
+ * stack is only the fork point: not a sample of the child. A tid of 0
+ * (unknown) is taken as it is.
+ */
+static bool
+stray_stack(struct sampler *s, const struct ruby_stack *st)
+{
+	return st->gone || (st->tid && !own_thread(s, st->tid));
 }
 
 /* cpu mode: is th on a CPU at this tick? running says what the kernel's
@@ -564,7 +578,7 @@ probe_ruby(struct sampler *s)
 			error_msg("warning: reading Ruby %s with the layout of %s (--force-version): frames may be wrong if the two differ",
 				  vm.version, vm.layout->version);
 		s->vm = vm;
-		s->ruby = ruby_reader_create(&s->vm, s->mem);
+		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
 		free(s->prof->meta.ruby_version);
 		s->prof->meta.ruby_version = xstrdup(vm.version);
@@ -887,7 +901,8 @@ ruby_tick(struct sampler *s)
 	for (int i = 0; i < n; i++) {
 		if (s->stacks[i].nframes < 0)
 			s->prof->stats.failed++;
-		else if (s->stacks[i].nframes > 0)
+		else if (s->stacks[i].nframes > 0 &&
+			 !stray_stack(s, &s->stacks[i]))
 			record_ruby(s, &s->stacks[i]);
 	}
 	if (n == s->stacks_cap && s->stacks_cap < RUBY_MAX_THREADS) {
@@ -1038,7 +1053,7 @@ native_info(struct sampler *s, struct sampler_native *n, uint64_t ip,
 static int
 native_begin(struct sampler *s, pid_t tid, uint64_t *ips)
 {
-	struct target_thread *th = target_thread_find(s->t, tid);
+	struct target_thread *th = own_thread(s, tid);
 	struct proc_syscall sc = { .kind = PSC_UNKNOWN }, again;
 	int n;
 
@@ -1184,7 +1199,7 @@ native_ruby_tick(struct sampler *s)
 				target_resume(s->t, th);
 			held = 0;
 		}
-		th = target_thread_find(s->t, holder);
+		th = own_thread(s, holder);
 		if (!th || th->state != TS_RUNNING)
 			break;
 		/* A holder asleep in a call an interrupt would make fail (a
@@ -1224,7 +1239,7 @@ native_ruby_tick(struct sampler *s)
 		uint64_t *ips = nat->ips + (size_t)i * SAMPLER_MAX_FRAMES;
 
 		nat->nips[i] = -1;
-		if (st->nframes <= 0 || !st->tid)
+		if (st->nframes <= 0 || !st->tid || stray_stack(s, st))
 			continue;
 		if (held && st->tid == held) {
 			int k = have_regs ? unwind_stack(s->unwinder, st->tid,
@@ -1270,6 +1285,8 @@ native_ruby_tick(struct sampler *s)
 		return;
 	}
 	for (int i = 0; i < n; i++) {
+		if (s->stacks[i].nframes > 0 && stray_stack(s, &s->stacks[i]))
+			continue;
 		if (s->stacks[i].nframes < 0 ||
 		    (s->stacks[i].nframes > 0 && nat->nips[i] <= 0))
 			s->prof->stats.failed++;

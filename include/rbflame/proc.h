@@ -65,6 +65,38 @@ int proc_signal_disposition(pid_t pid, int sig);
 /** TracerPid of pid (0 when untraced), -1 on error. */
 int proc_tracer_pid(pid_t pid, pid_t *tracer);
 
+/**
+ * The ids in the NSpid line of status text (/proc/PID/status or a task's):
+ * the id in each PID namespace from /proc's own (ours) down to the
+ * process's, at most max. Returns how many; 0 when there is no NSpid line
+ * (kernels before 4.1: no namespaces to tell apart).
+ */
+int proc_nspid_parse(const char *status, pid_t *ids, int max);
+
+/*
+ * Thread ids of one process as it sees them (what gettid() returns in its
+ * PID namespace, what glibc and Ruby store) mapped to ours (what ptrace and
+ * /proc take). For a process in our namespace both are the same and
+ * nothing is read. For one in another (a container, unshare --pid) the
+ * map comes from the NSpid lines of /proc/PID/task/TID/status, read again
+ * when an id is missing from it; an id still missing is remembered, and
+ * asking for it again reads /proc at most once a second.
+ */
+struct proc_tidmap;
+
+/** The map of process pid; never fails. proc_tidmap_destroy() frees. */
+struct proc_tidmap *proc_tidmap_create(pid_t pid);
+/** Whether pid lives in another PID namespace than /proc's. */
+bool proc_tidmap_foreign(const struct proc_tidmap *m);
+/**
+ * Our id of the thread pid calls tid; 0 when pid has no such thread
+ * (tid <= 0, an exited thread, an id left from before a fork).
+ */
+pid_t proc_tidmap_host(struct proc_tidmap *m, pid_t tid);
+/** How many times the map was read from /proc (for tests). */
+unsigned proc_tidmap_refreshes(const struct proc_tidmap *m);
+void proc_tidmap_destroy(struct proc_tidmap *m);
+
 /** What /proc/PID/task/TID/syscall says. */
 struct proc_syscall {
 	enum {

@@ -43,8 +43,10 @@ struct ruby_vm {
 	uint64_t vm;		/* rb_vm_t * */
 	uint64_t symbols;	/* rb_symbols_t (ruby_global_symbols), 0 unknown */
 	bool vm_from_export;	/* ruby_current_vm_ptr was exported */
-	/* 2.7 keeps only the pthread_t: the kernel tid is in glibc's struct
-	 * pthread at this offset (glibc's _thread_db_pthread_tid). */
+	/* Where glibc's struct pthread keeps the kernel's tid (glibc's
+	 * _thread_db_pthread_tid), checked against the main thread; 0 when
+	 * unknown. Every version keeps the pthread_t of its threads: the
+	 * reader takes tids from there, where the kernel writes them. */
 	uint32_t pthread_tid_off;
 };
 
@@ -109,7 +111,10 @@ enum ruby_state {
 
 struct ruby_stack {
 	uint64_t thread;	/* rb_thread_t * */
-	pid_t tid;		/* kernel thread id, 0 if unknown */
+	pid_t tid;		/* kernel thread id as rbflame sees it (see
+				 * ruby_reader_create()), 0 if unknown */
+	bool gone;		/* the process has no such thread (tid 0): it
+				 * exited, or was left behind by a fork */
 	char name[64];		/* Thread#name, "main" for the main thread */
 	bool gvl;		/* this thread holds the GVL */
 	int status;		/* the VM's thread status value */
@@ -122,8 +127,17 @@ struct ruby_stack {
 
 struct ruby_reader;
 
+/**
+ * A reader of the VM vm through mem. pid is the live process mem reads, or
+ * 0 offline (a snapshot). Thread ids are the kernel's: from glibc's struct
+ * pthread, which the kernel writes at thread start and in a forked child
+ * (Ruby's own copy is stale there before 3.3), else from the VM's field.
+ * With a pid they are mapped to rbflame's PID namespace when the process
+ * lives in another (a container); offline they are as the process saw
+ * them. ruby_reader_destroy() frees.
+ */
 struct ruby_reader *ruby_reader_create(const struct ruby_vm *vm,
-				       struct mem *mem);
+				       struct mem *mem, pid_t pid);
 void ruby_reader_destroy(struct ruby_reader *r);
 
 /**

@@ -20,6 +20,7 @@
 #include "rbflame/error.h"
 #include "rbflame/intern.h"
 #include "rbflame/mem.h"
+#include "rbflame/proc.h"
 #include "rbflame/ruby.h"
 #include "rbflame/ruby_lines.h"
 #include "rbflame/xmalloc.h"
@@ -68,6 +69,7 @@ struct ruby_reader {
 	struct ruby_vm vm;
 	const struct ruby_layout *L;
 	struct mem *mem;
+	struct proc_tidmap *tids; /* the process's tids -> ours; NULL offline */
 	struct intern *strings;
 	struct ruby_reader_stats stats;
 	bool bad;		/* a read failed in the current frame */
@@ -914,31 +916,79 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 
 /* ---- threads --------------------------------------------------------- */
 
+/* The pthread_t of thread th (the address of glibc's struct pthread),
+ * 0 when there is none yet. */
+static uint64_t
+thread_pthread(struct ruby_reader *r, uint64_t th)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t nt;
+
+	if (L->tid == RUBY_LAYOUT_TID_NATIVE_THREAD) {
+		if (L->nt_thread_id == RUBY_LAYOUT_NONE)
+			return 0;
+		nt = rd64(r, th + L->thread_nt);
+		return nt ? rd64(r, nt + L->nt_thread_id) : 0;
+	}
+	if (L->thread_thread_id == RUBY_LAYOUT_NONE)
+		return 0;
+	return rd64(r, th + L->thread_thread_id);
+}
+
+/*
+ * The tid of thread th as its process sees it; 0 when unknown, -1 when
+ * the process has no such thread. glibc's struct pthread has it from the
+ * kernel, which writes it when the thread starts and, in a forked child,
+ * for the thread that forked (CLONE_CHILD_SETTID); glibc zeroes it for
+ * the threads a fork left behind, and the kernel when a thread exits.
+ * Ruby's own copy is written once at thread start: 3.0 to 3.2 keep the
+ * parent's in a forked child (fixed in 3.3). That copy is used only when
+ * glibc's cannot be read (no offset, a snapshot that did not record it).
+ */
+static pid_t
+ns_tid(struct ruby_reader *r, uint64_t th)
+{
+	const struct ruby_layout *L = r->L;
+	bool saved = r->bad;
+	uint64_t pt, nt;
+	int32_t tid = 0;
+
+	if (r->vm.pthread_tid_off) {
+		pt = thread_pthread(r, th);
+		if (!r->bad && pt && !(pt & 7)) {
+			tid = (int32_t)rd32(r, pt + r->vm.pthread_tid_off);
+			if (!r->bad)
+				return tid > 0 ? tid : -1;
+		}
+		r->bad = saved;
+	}
+	switch (L->tid) {
+	case RUBY_LAYOUT_TID_THREAD:
+		tid = (int32_t)rd32(r, th + L->thread_tid);
+		break;
+	case RUBY_LAYOUT_TID_NATIVE_THREAD:
+		nt = rd64(r, th + L->thread_nt);
+		tid = nt ? (int32_t)rd32(r, nt + L->nt_tid) : 0;
+		break;
+	default:
+		break;	/* 2.7: glibc's is the only one */
+	}
+	return tid > 0 ? tid : 0;
+}
+
+/* The tid of thread th as rbflame sees it (ptrace, /proc); 0 when
+ * unknown, -1 when the process has no such thread (see ns_tid(); or an
+ * id its PID namespace does not have: the parent's, in a child read
+ * before it first ran). */
 static pid_t
 thread_tid(struct ruby_reader *r, uint64_t th)
 {
-	const struct ruby_layout *L = r->L;
+	pid_t tid = ns_tid(r, th), host;
 
-	switch (L->tid) {
-	case RUBY_LAYOUT_TID_THREAD:
-		return (pid_t)rd32(r, th + L->thread_tid);
-	case RUBY_LAYOUT_TID_NATIVE_THREAD: {
-		uint64_t nt = rd64(r, th + L->thread_nt);
-
-		return nt ? (pid_t)rd32(r, nt + L->nt_tid) : 0;
-	}
-	case RUBY_LAYOUT_TID_PTHREAD: {
-		/* 2.7: only the pthread_t, which points at glibc's struct
-		 * pthread; the tid is inside it. */
-		uint64_t pt = rd64(r, th + L->thread_thread_id);
-
-		if (!pt || !r->vm.pthread_tid_off)
-			return 0;
-		return (pid_t)rd32(r, pt + r->vm.pthread_tid_off);
-	}
-	default:
-		return 0;
-	}
+	if (tid <= 0 || !r->tids)
+		return tid;
+	host = proc_tidmap_host(r->tids, tid);
+	return host ? host : -1;
 }
 
 struct thread_list {
@@ -1007,7 +1057,7 @@ thread_list(struct ruby_reader *r, struct thread_list *tl)
 }
 
 struct ruby_reader *
-ruby_reader_create(const struct ruby_vm *vm, struct mem *mem)
+ruby_reader_create(const struct ruby_vm *vm, struct mem *mem, pid_t pid)
 {
 	struct ruby_reader *r = xcalloc(1, sizeof(*r));
 	const struct ruby_layout *L = vm->layout;
@@ -1015,6 +1065,8 @@ ruby_reader_create(const struct ruby_vm *vm, struct mem *mem)
 	r->vm = *vm;
 	r->L = L;
 	r->mem = mem;
+	if (pid > 0)
+		r->tids = proc_tidmap_create(pid);
 	r->strings = intern_create();
 	r->frames = xcalloc(FRAME_CACHE, sizeof(*r->frames));
 	r->checks.gc = L->vm_objspace == RUBY_LAYOUT_NONE ||
@@ -1082,6 +1134,7 @@ ruby_reader_destroy(struct ruby_reader *r)
 	if (!r)
 		return;
 	intern_destroy(r->strings);
+	proc_tidmap_destroy(r->tids);
 	free(r->cfps);
 	free(r->frames);
 	free(r->vs);
@@ -1109,6 +1162,8 @@ ruby_gvl_holder(struct ruby_reader *r, pid_t *tid)
 	if (r->bad)
 		return -1;
 	*tid = th ? thread_tid(r, th) : 0;
+	if (*tid < 0)
+		*tid = 0;
 	return r->bad ? -1 : 0;
 }
 
@@ -1290,6 +1345,9 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		st->thread = th;
 		ec = rd64(r, th + L->thread_ec);
 		st->tid = thread_tid(r, th);
+		st->gone = st->tid < 0;
+		if (st->gone)
+			st->tid = 0;
 		st->status = (int)bits(r, th, L->thread_status_bit,
 				       L->thread_status_width);
 		name = rd64(r, th + L->thread_name);

@@ -492,6 +492,44 @@ pthread_tid_offset(pid_t pid, const struct maps *mp, struct mem *mem,
 	return PTHREAD_TID_OFF_DEFAULT;
 }
 
+/*
+ * Whether off is where glibc keeps the tid: the main thread's struct
+ * pthread (its pthread_t) must hold the id of one of the process's
+ * threads, as the process sees its ids. A libc other than glibc, or a
+ * glibc of another layout, has something else there: the reader then
+ * keeps to the VM's own tid field.
+ */
+static bool
+pthread_tid_valid(pid_t pid, struct mem *mem, const struct ruby_layout *L,
+		  uint64_t vm, uint32_t off)
+{
+	struct proc_tidmap *map;
+	uint64_t th, pt = 0;
+	int32_t tid = 0;
+	bool ok = true;
+	pid_t host;
+	char state;
+
+	th = u64(mem, vm + L->vm_main_thread, &ok);
+	if (!ok || !th)
+		return false;
+	if (L->tid == RUBY_LAYOUT_TID_NATIVE_THREAD) {
+		uint64_t nt = u64(mem, th + L->thread_nt, &ok);
+
+		if (ok && nt && L->nt_thread_id != RUBY_LAYOUT_NONE)
+			pt = u64(mem, nt + L->nt_thread_id, &ok);
+	} else if (L->thread_thread_id != RUBY_LAYOUT_NONE) {
+		pt = u64(mem, th + L->thread_thread_id, &ok);
+	}
+	if (!ok || !pt || pt & 7 || mem_read(mem, pt + off, &tid, 4) < 0 ||
+	    tid <= 0)
+		return false;
+	map = proc_tidmap_create(pid);
+	host = proc_tidmap_host(map, tid);
+	proc_tidmap_destroy(map);
+	return host > 0 && proc_thread_state(pid, host, &state) == 0;
+}
+
 int
 ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 	     const char *force_version, struct ruby_vm *vm)
@@ -557,8 +595,13 @@ have_bias:
 	else
 		vm->symbols = scan(mem, vm->layout, rg, nrg, false,
 				   symbols_valid);
-	if (vm->layout->tid == RUBY_LAYOUT_TID_PTHREAD)
-		vm->pthread_tid_off = pthread_tid_offset(pid, &mp, mem, st);
+	vm->pthread_tid_off = pthread_tid_offset(pid, &mp, mem, st);
+	if (!pthread_tid_valid(pid, mem, vm->layout, vm->vm,
+			       vm->pthread_tid_off)) {
+		debug_msg("no thread id at offset %#x of the main thread's struct pthread: using the VM's",
+			  vm->pthread_tid_off);
+		vm->pthread_tid_off = 0;
+	}
 	debug_msg("ruby %s in %s: vm %#llx (%s), global symbols %#llx, layout %s",
 		  vm->version, path, (unsigned long long)vm->vm,
 		  vm->vm_from_export ? "exported" : "found by search",

@@ -83,7 +83,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	if (snapshot_meta_get_vm(&meta, &vm) < 0)
 		goto out;
-	r = ruby_reader_create(&vm, m);
+	r = ruby_reader_create(&vm, m, 0);
 	if (!r)
 		goto out;
 	(void)ruby_gvl_holder(r, &tid);

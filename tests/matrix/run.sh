@@ -38,6 +38,12 @@
 #                   3.4 export nothing useful); then the structural search
 #                   forced (RBFLAME_NO_VM_EXPORT=1) on every version, and
 #                   the stacks of a dump made so.
+#   matrix-forked   'rbflame --threads -p CHILD -s 2 -r 200' on a child
+#                   forked by a second thread (forked.rb thread: the
+#                   forking thread is the child's main thread, its tid
+#                   the child's pid): >= 95% of the samples in the exact
+#                   stack rooted at 'thread CHILD "main"', threads
+#                   stopped (p50 > 0), < 1% of the ticks failed.
 #
 #   native-ext      --native on the test extension (tests/native/ext),
 #                   built for that Ruby with its headers (the chroot's
@@ -328,6 +334,33 @@ check_matrix_vm() {
 	fi
 	say "  VM $vm; structural search forced: found, every stack exact"
 	stop_matrix
+}
+
+# matrix-forked: a forked child is read with its own thread ids (Ruby
+# 3.0-3.2 keep the parent's in the VM; glibc's struct pthread has the
+# child's).
+check_matrix_forked() {
+	local child s l
+	local re='\(([0-9]+) ticks at [^)]*\), [0-9]+ late ticks, ([0-9]+) failed reads; threads stopped ([0-9.]+) us p50'
+	FX=forked.rb
+	start_fixture forked forked.rb thread 60
+	child=$(sed -n 's/^child //p' "$CT/forked.log")
+	[ -n "$child" ] || fail "forked.rb printed no child pid"
+	track "$child"
+	run_rbflame forked 30 --threads -p "$child" -s 2 -r 200 \
+		-o "$CT/forked.folded"
+	expect_rc 0 "rbflame --threads -p CHILD -s 2 -r 200"
+	assert_collapsed "$CT/forked.folded" "forked child"
+	s=$(expand "thread $child \"main\";block in Parent#run {run-thread};Parent#fork_child {fork};Kernel#fork {fork};block in Parent#fork_child {fork};Child#spin {spin}")
+	assert_stacks "$CT/forked.folded" 95 "forked child $child" "$s@GC?@"
+	l=$(tail -n 1 "$CT/forked.err")
+	[[ $l =~ $re ]] || fail "no summary line: $l"
+	perl -e 'exit !($ARGV[0] > 0)' "${BASH_REMATCH[3]}" ||
+		fail "forked child: nothing stopped (the GVL holder's tid is not one of the child's)"
+	[ "$((BASH_REMATCH[2] * 100))" -lt "${BASH_REMATCH[1]}" ] ||
+		fail "forked child: ${BASH_REMATCH[2]} failed reads in ${BASH_REMATCH[1]} ticks"
+	say "  forked: $SHARE at 'thread CHILD \"main\"'; stopped ${BASH_REMATCH[3]} us p50, ${BASH_REMATCH[2]} failed reads in ${BASH_REMATCH[1]} ticks"
+	kill_fixture "$child"
 }
 
 # Fields of the self-built 3.1's DWARF layout allowed to differ from the
@@ -669,6 +702,7 @@ test_version() {
 	run_check "$tag" matrix-threads check_matrix_threads
 	run_check "$tag" matrix-dump check_matrix_dump
 	run_check "$tag" matrix-vm check_matrix_vm
+	run_check "$tag" matrix-forked check_matrix_forked
 	if [ "$tag" = selfbuilt ]; then
 		run_check "$tag" matrix-layout check_matrix_layout
 		run_check "$tag" matrix-debuglink check_matrix_debuglink

@@ -403,3 +403,32 @@ check_frames() {
 	    sort { $seen{$b} <=> $seen{$a} || $a cmp $b } keys %seen);
 	' "$1" "$known"
 }
+
+# read_summary FILE: from rbflame's summary line, the last line of FILE
+# (its stderr), sets SUM_TICKS, SUM_FAILED (failed reads) and SUM_STOP50
+# (how long threads were stopped, us, median; 0.0 when nothing was).
+read_summary() {
+	local re='\(([0-9]+) ticks at [^)]*\), [0-9]+ late ticks, ([0-9]+) failed reads; threads stopped ([0-9.]+) us p50'
+	local l
+	l=$(tail -n 1 "$1")
+	[[ $l =~ $re ]] || fail "no summary line at the end of ${1##*/}: $l"
+	SUM_TICKS=${BASH_REMATCH[1]}
+	SUM_FAILED=${BASH_REMATCH[2]}
+	SUM_STOP50=${BASH_REMATCH[3]}
+}
+
+# assert_gvl_stopped FILE WHAT [EXITS]: the summary in FILE shows the
+# GVL holder stopped (stop time p50 > 0) and fewer than 1% of the ticks
+# failed, not counting EXITS failures (a process that exits while read,
+# its VM torn down, may fail one read).
+assert_gvl_stopped() {
+	local exits=${3:-0}
+	read_summary "$1"
+	say "$2: threads stopped $SUM_STOP50 us p50, $SUM_FAILED failed" \
+		"reads in $SUM_TICKS ticks (need > 0 us, < 1%${3:+ beside $exits exits})"
+	perl -e 'exit !($ARGV[0] > 0)' "$SUM_STOP50" ||
+		fail "$2: no thread was ever stopped: the GVL holder's tid is" \
+			"not one rbflame traces"
+	[ "$(((SUM_FAILED - exits) * 100))" -lt "$SUM_TICKS" ] ||
+		fail "$2: $SUM_FAILED failed reads in $SUM_TICKS ticks (>= 1%${3:+ beside $exits exits})"
+}

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -180,6 +181,123 @@ START_TEST(test_schedstat)
 }
 END_TEST
 
+START_TEST(test_nspid_parse)
+{
+	pid_t ids[4];
+
+	ck_assert_int_eq(proc_nspid_parse("Name:\truby\nNSpid:\t27621\t1\n"
+					  "NSpgid:\t27621\t1\n", ids, 4), 2);
+	ck_assert_int_eq(ids[0], 27621);
+	ck_assert_int_eq(ids[1], 1);
+	ck_assert_int_eq(proc_nspid_parse("NSpid:\t7\n", ids, 4), 1);
+	ck_assert_int_eq(ids[0], 7);
+	/* Three levels, room for two. */
+	ck_assert_int_eq(proc_nspid_parse("NSpid:\t9 5 1\n", ids, 2), 2);
+	ck_assert_int_eq(ids[1], 5);
+	/* No line (kernels before 4.1), an empty one, garbage. */
+	ck_assert_int_eq(proc_nspid_parse("Name:\tx\nPid:\t3\n", ids, 4), 0);
+	ck_assert_int_eq(proc_nspid_parse("NSpid:\n", ids, 4), 0);
+	ck_assert_int_eq(proc_nspid_parse("NSpid:\t-3 x\n", ids, 4), 0);
+	ck_assert_int_eq(proc_nspid_parse("", ids, 4), 0);
+}
+END_TEST
+
+static void
+fake_status(const char *dir, const char *rel, const char *nspid)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "Name:\truby\nUmask:\t0022\n%s\nNSpgid:\t1\n", nspid);
+	fclose(f);
+}
+
+static void
+fake_dir(const char *dir, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+}
+
+/* The tid map over a fake /proc: a process in another PID namespace (its
+ * ids 1 and 2 are our 100 and 105), one in ours, one with no NSpid. */
+START_TEST(test_tidmap)
+{
+	char dir[] = "/tmp/check_proc.XXXXXX";
+	const char *saved = proc_dir;
+	struct proc_tidmap *m;
+	char cmd[64];
+	unsigned r;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fake_dir(dir, "100");
+	fake_dir(dir, "100/task");
+	fake_dir(dir, "100/task/100");
+	fake_dir(dir, "100/task/105");
+	fake_status(dir, "100/status", "NSpid:\t100\t1");
+	fake_status(dir, "100/task/100/status", "NSpid:\t100\t1");
+	fake_status(dir, "100/task/105/status", "NSpid:\t105\t2");
+	fake_dir(dir, "200");
+	fake_status(dir, "200/status", "NSpid:\t200");
+	fake_dir(dir, "300");
+	fake_status(dir, "300/status", "Pid:\t300");
+	proc_dir = dir;
+
+	m = proc_tidmap_create(100);
+	ck_assert(proc_tidmap_foreign(m));
+	ck_assert_uint_eq(proc_tidmap_refreshes(m), 1);
+	ck_assert_int_eq(proc_tidmap_host(m, 1), 100);
+	ck_assert_int_eq(proc_tidmap_host(m, 2), 105);
+	ck_assert_int_eq(proc_tidmap_host(m, 0), 0);
+	ck_assert_int_eq(proc_tidmap_host(m, -2), 0);
+	ck_assert_uint_eq(proc_tidmap_refreshes(m), 1);
+	/* A thread started since: a miss reads the map again. */
+	fake_dir(dir, "100/task/107");
+	fake_status(dir, "100/task/107/status", "NSpid:\t107\t3");
+	ck_assert_int_eq(proc_tidmap_host(m, 3), 107);
+	ck_assert_uint_eq(proc_tidmap_refreshes(m), 2);
+	/* An id that is nowhere: read once, then remembered (for a second)
+	 * however often it is asked for. */
+	ck_assert_int_eq(proc_tidmap_host(m, 9), 0);
+	ck_assert_uint_eq(proc_tidmap_refreshes(m), 3);
+	for (int i = 0; i < 100; i++)
+		ck_assert_int_eq(proc_tidmap_host(m, 9), 0);
+	r = proc_tidmap_refreshes(m);
+	ck_assert_uint_le(r, 4);	/* 4: a second went by */
+	/* Another new id is still read at once. */
+	fake_dir(dir, "100/task/110");
+	fake_status(dir, "100/task/110/status", "NSpid:\t110\t4");
+	ck_assert_int_eq(proc_tidmap_host(m, 4), 110);
+	ck_assert_uint_eq(proc_tidmap_refreshes(m), r + 1);
+	proc_tidmap_destroy(m);
+
+	/* Our namespace, or no NSpid at all: ids are ours, nothing read. */
+	m = proc_tidmap_create(200);
+	ck_assert(!proc_tidmap_foreign(m));
+	ck_assert_int_eq(proc_tidmap_host(m, 200), 200);
+	ck_assert_int_eq(proc_tidmap_host(m, 4711), 4711);
+	ck_assert_uint_eq(proc_tidmap_refreshes(m), 0);
+	proc_tidmap_destroy(m);
+	m = proc_tidmap_create(300);
+	ck_assert(!proc_tidmap_foreign(m));
+	ck_assert_int_eq(proc_tidmap_host(m, 300), 300);
+	proc_tidmap_destroy(m);
+	/* A process that is gone: nothing to map either. */
+	m = proc_tidmap_create(400);
+	ck_assert(!proc_tidmap_foreign(m));
+	proc_tidmap_destroy(m);
+
+	proc_dir = saved;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -195,6 +313,8 @@ main(void)
 	tcase_add_test(tc, test_signal_disposition);
 	tcase_add_test(tc, test_schedstat);
 	tcase_add_test(tc, test_self);
+	tcase_add_test(tc, test_nspid_parse);
+	tcase_add_test(tc, test_tidmap);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

@@ -887,7 +887,7 @@ START_TEST(test_ruby31_frames)
 	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &vm), 0);
 	ck_assert_str_eq(vm.layout->version, "3.1.2");
 
-	r = ruby_reader_create(&vm, m);
+	r = ruby_reader_create(&vm, m, 0);
 	ck_assert_ptr_nonnull(r);
 	n = ruby_read_stacks(r, stacks, 16);
 	ck_assert_int_eq(n, 6);
@@ -987,7 +987,7 @@ START_TEST(test_ruby31_damaged)
 		if (!m)
 			continue;	/* hit a region header */
 		if (snapshot_meta_get_vm(&meta, &vm) == 0) {
-			r = ruby_reader_create(&vm, m);
+			r = ruby_reader_create(&vm, m, 0);
 			n = ruby_read_stacks(r, stacks, 16);
 			ck_assert_int_le(n, 16);
 			for (int k = 0; k < n; k++)
