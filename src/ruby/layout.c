@@ -410,8 +410,10 @@ ruby_layout_list(char *buf, size_t cap)
 		int n = snprintf(buf + o, cap - o, "%s%s", i ? ", " : "",
 				 ruby_layouts[i]->version);
 
-		if (n < 0 || (size_t)n >= cap - o)
+		if (n < 0 || (size_t)n >= cap - o) {
+			buf[o] = '\0';	/* no half-written release */
 			break;
+		}
 		o += (size_t)n;
 	}
 	return o;
