@@ -10,6 +10,10 @@
 
 #include "rbflame/profile.h"
 
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
+
 START_TEST(test_aggregate)
 {
 	struct profile *p = profile_create();
@@ -140,7 +144,8 @@ START_TEST(test_states)
 	ck_assert_str_eq(profile_state_name(PROFILE_STATE_GC), "gc");
 	ck_assert_str_eq(profile_state_name(PROFILE_STATE_NO_GVL),
 			 "running without GVL");
-	ck_assert_str_eq(profile_state_name((enum profile_state)PROFILE_STATES), "unknown");
+	ck_assert_str_eq(profile_state_name((enum profile_state)PROFILE_STATES),
+			 "unknown");
 
 	for (int s = 0; s < PROFILE_STATES; s++) {
 		const struct profile_state_desc *d = profile_state_desc(s);
@@ -156,6 +161,43 @@ START_TEST(test_states)
 			ck_assert(!d->leaf || !e->leaf ||
 				  strcmp(d->leaf, e->leaf));
 		}
+	}
+}
+END_TEST
+
+/* The user's lists of states (README, rbflame(1)) name every leaf, as
+ * code in the README, in bold in the man page. */
+START_TEST(test_states_documented)
+{
+	static const struct {
+		const char *file, *open, *close;
+	} docs[] = { { "README", "`", "`" }, { "rbflame.1", "\\fB", "\\fR" } };
+
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char path[4096], want[256], *text = NULL;
+		size_t len = 0;
+		FILE *f, *m = open_memstream(&text, &len);
+		int c;
+
+		snprintf(path, sizeof(path), "%s/%s", SRCDIR, docs[i].file);
+		f = fopen(path, "r");
+		ck_assert_msg(f != NULL, "cannot open %s", path);
+		while ((c = getc(f)) != EOF)
+			putc(c, m);
+		fclose(f);
+		fclose(m);
+		for (int s = 0; s < PROFILE_STATES; s++) {
+			const char *leaf = profile_state_desc(s)->leaf;
+
+			if (!leaf)
+				continue;
+			snprintf(want, sizeof(want), "%s%s%s", docs[i].open,
+				 leaf, docs[i].close);
+			ck_assert_msg(strstr(text, want),
+				      "%s does not describe the state %s",
+				      docs[i].file, leaf);
+		}
+		free(text);
 	}
 }
 END_TEST
@@ -216,6 +258,7 @@ main(void)
 	tcase_add_test(tc, test_frames);
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_states);
+	tcase_add_test(tc, test_states_documented);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
