@@ -290,7 +290,7 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 	if (os->n == 0) {
 		os->v[0].path = NULL;
 		os->v[0].format = os->last_format ? os->last_format
-						  : "collapsed";
+						  : OUTPUT_DEFAULT->name;
 		os->n = 1;
 		return 0;
 	}
@@ -304,7 +304,8 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 			continue;
 		}
 		by_name = output_for_file(os->v[i].path);
-		os->v[i].format = by_name ? by_name->name : "collapsed";
+		os->v[i].format = by_name ? by_name->name
+					  : OUTPUT_DEFAULT->name;
 	}
 	(void)err;
 	(void)errlen;
@@ -320,7 +321,7 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 
 	memset(o, 0, sizeof(*o));
 	o->rate = RATE_DEFAULT;
-	o->format = "collapsed";
+	o->format = OUTPUT_DEFAULT->name;
 	err[0] = '\0';
 
 	optind = 0;	/* full reset, so tests can call us repeatedly */

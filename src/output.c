@@ -11,18 +11,9 @@
 #include "rbflame/utf8.h"
 
 static const struct output_ops *const outputs[] = {
-	&output_collapsed,
-	&output_raw,
-	&output_speedscope,
-	&output_stackprof,
-	&output_callgrind,
-	&output_pprof,
-	&output_samplingprof,
-	&output_svg,
-	&output_summary,
-	&output_lines,
-	&output_dot,
-	&output_annotate,
+#define OUTPUT_ENTRY(name) &output_##name,
+	OUTPUT_WRITERS(OUTPUT_ENTRY)
+#undef OUTPUT_ENTRY
 };
 
 #define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
