@@ -18,7 +18,8 @@
 #include "rbflame/options.h"
 #include "rbflame/output.h"
 
-const char options_help[] =
+/* The help before the Formats section, which output_help() writes. */
+static const char help_head[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
 "       rbflame dump -p PID [--snapshot FILE | --layout]\n"
@@ -54,21 +55,15 @@ const char options_help[] =
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout); may\n"
 "                         be repeated to write several formats at once\n"
-"  -f, --format FMT       profile format: collapsed (default), raw,\n"
-"                         speedscope, stackprof, callgrind, pprof,\n"
-"                         samplingprof, svg (flamegraph), summary, lines\n"
-"                         (text reports), dot (call graph for graphviz),\n"
-"                         annotate (source lines with samples);\n"
-"                         a -f applies to the next -o (after\n"
-"                         the last -o: to each -o without one); an -o\n"
-"                         without -f takes the format its name implies:\n"
-"                         .txt .collapsed, .rbflame (raw),\n"
-"                         .speedscope.json .json, .stackprof.json,\n"
-"                         .callgrind callgrind.out.*, .pb.gz (pprof),\n"
-"                         .samplingprof, .svg, .dot\n"
+"  -f, --format FMT       the format (see Formats) of the next -o (after\n"
+"                         the last -o: of each -o without one); an -o\n"
+"                         without -f takes the format its name implies\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"
+"\n";
+
+static const char help_tail[] =
 "\n"
 "Views:\n"
 "      --title TEXT       the svg's title (default \"Flame Graph\")\n"
@@ -99,6 +94,14 @@ const char options_help[] =
 "\n"
 "Attaching needs ptrace permission: the same user as the target, or root\n"
 "(sudo). See rbflame(1).\n";
+
+void
+options_help(FILE *f)
+{
+	fputs(help_head, f);
+	output_help(f);
+	fputs(help_tail, f);
+}
 
 enum {
 	OPT_THREADS = 0x100,

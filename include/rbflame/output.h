@@ -3,9 +3,10 @@
 /*
  * The writer table: each output format is one const struct output_ops in
  * src/out/, listed once in OUTPUT_WRITERS below, looked up by name. The
- * table is the one list of formats: -f's names and the file names that
- * imply one come from it. Writers read a finished profile and write a
- * stream; they never touch the target. doc/HACKING.md says how to add one.
+ * table is the one list of formats: -f's names, the file names that imply
+ * one and both help texts' Formats sections (output_help()) come from it.
+ * Writers read a finished profile and write a stream; they never touch
+ * the target. doc/HACKING.md says how to add one.
  */
 #ifndef RBFLAME_OUTPUT_H
 #define RBFLAME_OUTPUT_H
@@ -73,6 +74,11 @@ const struct output_ops *output_find(const char *name);
 const struct output_ops *output_for_file(const char *path);
 /** "collapsed, ..." for messages. */
 const char *output_names(void);
+/**
+ * The help texts' Formats section, to f: a heading, then per writer its
+ * name, description and the file names that imply it, in 76 columns.
+ */
+void output_help(FILE *f);
 /**
  * Writes p with w to f, passing o (NULL: defaults) to writers that take
  * options: 0, or -1 with errno.

@@ -3,7 +3,8 @@
 /*
  * The writer table (src/output.c, OUTPUT_WRITERS): every entry is the
  * writer of that name, with one write function and a description; the
- * default is in it; file names imply the right writer.
+ * default is in it; file names imply the right writer; the man page and
+ * README, prose, name them all.
  */
 #include "config.h"
 
@@ -14,6 +15,10 @@
 #include <string.h>
 
 #include "rbflame/output.h"
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
 
 START_TEST(test_table)
 {
@@ -71,6 +76,60 @@ START_TEST(test_file_names)
 }
 END_TEST
 
+/* Reads a file of the source tree whole. */
+static char *
+slurp(const char *name)
+{
+	char path[4096], *buf = NULL;
+	size_t len = 0;
+	FILE *f, *m = open_memstream(&buf, &len);
+	int c;
+
+	snprintf(path, sizeof(path), "%s/%s", SRCDIR, name);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while ((c = getc(f)) != EOF)
+		putc(c, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * The prose about formats, which no table generates: rbflame(1) names
+ * every format (\fBNAME\fR) and the file names that imply it
+ * (\fI.svg\fR), README every format (`NAME` or -f NAME).
+ */
+START_TEST(test_documented)
+{
+	char *man = slurp("rbflame.1"), *readme = slurp("README");
+	char want[128], alt[128];
+
+	for (size_t i = 0; output_at(i); i++) {
+		const struct output_ops *w = output_at(i);
+
+		snprintf(want, sizeof(want), "\\fB%s\\fR", w->name);
+		ck_assert_msg(strstr(man, want), "rbflame.1 lacks %s", want);
+		snprintf(want, sizeof(want), "`%s`", w->name);
+		snprintf(alt, sizeof(alt), "-f %s", w->name);
+		ck_assert_msg(strstr(readme, want) || strstr(readme, alt),
+			      "README lacks the format %s", w->name);
+		for (const char *const *s = w->suffixes; s && *s; s++) {
+			snprintf(want, sizeof(want), "\\fI%s\\fR", *s);
+			ck_assert_msg(strstr(man, want), "rbflame.1 lacks %s",
+				      want);
+		}
+		for (const char *const *s = w->prefixes; s && *s; s++) {
+			snprintf(want, sizeof(want), "\\fI%s*\\fR", *s);
+			ck_assert_msg(strstr(man, want), "rbflame.1 lacks %s",
+				      want);
+		}
+	}
+	free(readme);
+	free(man);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -81,6 +140,7 @@ main(void)
 
 	tcase_add_test(tc, test_table);
 	tcase_add_test(tc, test_file_names);
+	tcase_add_test(tc, test_documented);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
