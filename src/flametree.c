@@ -130,16 +130,12 @@ flametree_split(const char *text, size_t *label_len, size_t *file_off,
 enum flametree_class
 flametree_classify(enum profile_kind kind, const char *text)
 {
-	static const struct {
-		const char *text;
-		enum flametree_class cls;
-	} states[] = {
-		{ "(garbage collection)", FLAMETREE_GC },
-		{ "(marking)", FLAMETREE_GC },
-		{ "(sweeping)", FLAMETREE_GC },
-		{ "(blocked)", FLAMETREE_IDLE },
-		{ "(waiting for GVL)", FLAMETREE_IDLE },
-		{ "(running without GVL)", FLAMETREE_NOGVL },
+	/* The CLASS column of the states' table (profile.h). */
+	static const uint8_t state_class[PROFILE_STATES] = {
+#define STATE_CLASS(id, group, leaf, summary, label, cls) \
+		[PROFILE_STATE_##id] = FLAMETREE_##cls,
+		PROFILE_STATE_LIST(STATE_CLASS)
+#undef STATE_CLASS
 	};
 	size_t paren, colon, len = strlen(text);
 
@@ -158,9 +154,12 @@ flametree_classify(enum profile_kind kind, const char *text)
 	default:
 		break;
 	}
-	for (size_t i = 0; i < sizeof(states) / sizeof(states[0]); i++)
-		if (!strcmp(text, states[i].text))
-			return states[i].cls;
+	for (int s = 0; s < PROFILE_STATES; s++) {
+		const char *leaf = profile_state_desc(s)->leaf;
+
+		if (leaf && !strcmp(text, leaf))
+			return state_class[s];
+	}
 	if (kind == PROFILE_FRAME_STATE)
 		return FLAMETREE_IDLE;
 	/* A bare name, as collapsed input gives: guess from its shape. */

@@ -300,10 +300,33 @@ out_fail:
 	return NULL;
 }
 
-/* Reads the records of a decompressed body. */
+/*
+ * Reads a STATS record's per-state counts: nstates of them (version 1
+ * wrote RAW_V1_STATES without their number). States this build does not
+ * know, from a later one, count as unknown. False when malformed.
+ */
+static bool
+rd_states(struct rd *r, unsigned version, struct profile_stats *stats,
+	  unsigned *nstates)
+{
+	uint64_t n = version == 1 ? RAW_V1_STATES : rd_varint(r);
+
+	if (r->bad || n > RAW_MAX_STATES)
+		return false;
+	*nstates = (unsigned)n;
+	for (unsigned s = 0; s < n; s++) {
+		uint64_t v = rd_varint(r);
+
+		stats->per_state[s < PROFILE_STATES ? s
+						    : PROFILE_STATE_UNKNOWN] += v;
+	}
+	return !r->bad;
+}
+
+/* Reads the records of a decompressed body of a recording of version. */
 static int
-raw_records(struct profile *p, const unsigned char *b, size_t len, char *err,
-	    size_t errcap)
+raw_records(struct profile *p, unsigned version, const unsigned char *b,
+	    size_t len, char *err, size_t errcap)
 {
 	size_t pos = 0;
 	uint32_t nstr = 0;
@@ -312,6 +335,8 @@ raw_records(struct profile *p, const unsigned char *b, size_t len, char *err,
 	uint64_t prev_time = 0;
 	struct profile_stats stats;
 	bool have_stats = false, ended = false;
+	/* The states a SAMPLE may name: STATS says, or (without one) ours. */
+	unsigned nstates = version == 1 ? RAW_V1_STATES : PROFILE_STATES;
 	uint32_t *frames = xmalloc(PROFILE_MAX_DEPTH * sizeof(*frames));
 	int ret = -1;
 
@@ -354,8 +379,11 @@ raw_records(struct profile *p, const unsigned char *b, size_t len, char *err,
 			stats.stop_count = rd_varint(&r);
 			stats.duration_s = rd_double(&r);
 			stats.rate_hz = rd_double(&r);
-			for (int s = 0; s < PROFILE_STATES; s++)
-				stats.per_state[s] = rd_varint(&r);
+			memset(stats.per_state, 0, sizeof(stats.per_state));
+			if (!rd_states(&r, version, &stats, &nstates)) {
+				fail(err, errcap, "offset %zu: bad stats", at);
+				goto out;
+			}
 			have_stats = true;
 			break;
 		case RAW_STRING: {
@@ -463,11 +491,12 @@ raw_records(struct profile *p, const unsigned char *b, size_t len, char *err,
 			uint8_t state = rd_u8(&r);
 			const struct profile_stack *st;
 
-			if (r.bad || stack >= nstacks ||
-			    state >= PROFILE_STATES) {
+			if (r.bad || stack >= nstacks || state >= nstates) {
 				fail(err, errcap, "offset %zu: bad sample", at);
 				goto out;
 			}
+			if (state >= PROFILE_STATES)
+				state = PROFILE_STATE_UNKNOWN;
 			prev_time += (uint64_t)dt;
 			st = &p->stacks[stack];
 			if (st->count >= counts[stack]) {
@@ -514,25 +543,27 @@ load_raw(struct profile *p, const void *buf, size_t len, char *err,
 {
 	const unsigned char *b = buf;
 	unsigned char *body = NULL;
+	unsigned version;
 	size_t blen;
 	int ret;
 
 	if (len < RAW_HEADER_LEN || memcmp(b, RAW_MAGIC, RAW_MAGIC_LEN))
 		return fail(err, errcap, "not an rbflame recording");
-	if (b[RAW_MAGIC_LEN] != RAW_VERSION)
+	version = b[RAW_MAGIC_LEN];
+	if (version < RAW_VERSION_MIN || version > RAW_VERSION)
 		return fail(err, errcap,
-			    "recording format version %u; this rbflame reads version %u",
-			    b[RAW_MAGIC_LEN], RAW_VERSION);
+			    "recording format version %u; this rbflame reads versions %u to %u",
+			    version, RAW_VERSION_MIN, RAW_VERSION);
 	switch (b[RAW_MAGIC_LEN + 1]) {
 	case RAW_COMPRESS_NONE:
-		return raw_records(p, b + RAW_HEADER_LEN, len - RAW_HEADER_LEN,
-				   err, errcap);
+		return raw_records(p, version, b + RAW_HEADER_LEN,
+				   len - RAW_HEADER_LEN, err, errcap);
 	case RAW_COMPRESS_GZIP:
 		body = gunzip(b + RAW_HEADER_LEN, len - RAW_HEADER_LEN, &blen,
 			      err, errcap);
 		if (!body)
 			return -1;
-		ret = raw_records(p, body, blen, err, errcap);
+		ret = raw_records(p, version, body, blen, err, errcap);
 		free(body);
 		return ret;
 	default:

@@ -18,7 +18,8 @@
 #include "rbflame/options.h"
 #include "rbflame/output.h"
 
-const char options_help[] =
+/* The help before the Formats section, which output_help() writes. */
+static const char help_head[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
 "       rbflame dump -p PID [--snapshot FILE | --layout]\n"
@@ -54,21 +55,15 @@ const char options_help[] =
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout); may\n"
 "                         be repeated to write several formats at once\n"
-"  -f, --format FMT       profile format: collapsed (default), raw,\n"
-"                         speedscope, stackprof, callgrind, pprof,\n"
-"                         samplingprof, svg (flamegraph), summary, lines\n"
-"                         (text reports), dot (call graph for graphviz),\n"
-"                         annotate (source lines with samples);\n"
-"                         a -f applies to the next -o (after\n"
-"                         the last -o: to each -o without one); an -o\n"
-"                         without -f takes the format its name implies:\n"
-"                         .txt .collapsed, .rbflame (raw),\n"
-"                         .speedscope.json .json, .stackprof.json,\n"
-"                         .callgrind callgrind.out.*, .pb.gz (pprof),\n"
-"                         .samplingprof, .svg, .dot\n"
+"  -f, --format FMT       the format (see Formats) of the next -o (after\n"
+"                         the last -o: of each -o without one); an -o\n"
+"                         without -f takes the format its name implies\n"
 "      --threads          root each stack at 'thread TID \"NAME\"'\n"
 "      --function         Ruby frames by method: the line is the method's\n"
 "                         first line, not the line executing\n"
+"\n";
+
+static const char help_tail[] =
 "\n"
 "Views:\n"
 "      --title TEXT       the svg's title (default \"Flame Graph\")\n"
@@ -99,6 +94,14 @@ const char options_help[] =
 "\n"
 "Attaching needs ptrace permission: the same user as the target, or root\n"
 "(sudo). See rbflame(1).\n";
+
+void
+options_help(FILE *f)
+{
+	fputs(help_head, f);
+	output_help(f);
+	fputs(help_tail, f);
+}
 
 enum {
 	OPT_THREADS = 0x100,
@@ -290,7 +293,7 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 	if (os->n == 0) {
 		os->v[0].path = NULL;
 		os->v[0].format = os->last_format ? os->last_format
-						  : "collapsed";
+						  : OUTPUT_DEFAULT->name;
 		os->n = 1;
 		return 0;
 	}
@@ -304,7 +307,8 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 			continue;
 		}
 		by_name = output_for_file(os->v[i].path);
-		os->v[i].format = by_name ? by_name->name : "collapsed";
+		os->v[i].format = by_name ? by_name->name
+					  : OUTPUT_DEFAULT->name;
 	}
 	(void)err;
 	(void)errlen;
@@ -320,7 +324,7 @@ options_parse(int argc, char **argv, struct options *o, char *err,
 
 	memset(o, 0, sizeof(*o));
 	o->rate = RATE_DEFAULT;
-	o->format = "collapsed";
+	o->format = OUTPUT_DEFAULT->name;
 	err[0] = '\0';
 
 	optind = 0;	/* full reset, so tests can call us repeatedly */

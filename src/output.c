@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <string.h>
 #include <zlib.h>
 
@@ -11,18 +12,9 @@
 #include "rbflame/utf8.h"
 
 static const struct output_ops *const outputs[] = {
-	&output_collapsed,
-	&output_raw,
-	&output_speedscope,
-	&output_stackprof,
-	&output_callgrind,
-	&output_pprof,
-	&output_samplingprof,
-	&output_svg,
-	&output_summary,
-	&output_lines,
-	&output_dot,
-	&output_annotate,
+#define OUTPUT_ENTRY(name) &output_##name,
+	OUTPUT_WRITERS(OUTPUT_ENTRY)
+#undef OUTPUT_ENTRY
 };
 
 #define NOUTPUTS (sizeof(outputs) / sizeof(outputs[0]))
@@ -87,6 +79,78 @@ output_names(void)
 				 sizeof(names) - strlen(names), "%s%s",
 				 i ? ", " : "", outputs[i]->name);
 	return names;
+}
+
+#define HELP_INDENT 25	/* where the help texts' descriptions start */
+#define HELP_WIDTH 76	/* and where their lines end at the latest */
+#define HELP_NBSP '\1'	/* a space that never breaks a line */
+
+/* Writes s's words at column *col, wrapping to HELP_INDENT; with glue,
+ * the first word follows the text before it without a space. */
+static void
+help_words(FILE *f, const char *s, int *col, bool glue)
+{
+	while (*s) {
+		int n = (int)strcspn(s, " ");
+
+		if (glue) {
+			glue = false;
+		} else if (*col > HELP_INDENT && *col + 1 + n > HELP_WIDTH) {
+			fprintf(f, "\n%*s", HELP_INDENT, "");
+			*col = HELP_INDENT;
+		} else if (*col > HELP_INDENT) {
+			fputc(' ', f);
+			(*col)++;
+		}
+		for (int i = 0; i < n; i++)
+			fputc(s[i] == HELP_NBSP ? ' ' : s[i], f);
+		*col += n;
+		s += n;
+		while (*s == ' ')
+			s++;
+	}
+}
+
+void
+output_help(FILE *f)
+{
+	fputs("Formats (-f FMT; an -o without -f takes the one its name implies):\n",
+	      f);
+	for (size_t i = 0; i < NOUTPUTS; i++) {
+		const struct output_ops *o = outputs[i];
+		char word[64];
+		bool first = true;
+		int col;
+
+		col = fprintf(f, "  %s%s", o->name,
+			      o == OUTPUT_DEFAULT ? " (default)" : "");
+		if (col > HELP_INDENT - 2) {
+			fputc('\n', f);
+			col = 0;
+		}
+		fprintf(f, "%*s", HELP_INDENT - col, "");
+		col = HELP_INDENT;
+		help_words(f, o->description, &col, false);
+		/* Then the file names that imply it: "; -o *.pb.gz, *.pprof"
+		 * (the semicolon may pass HELP_WIDTH by one). */
+		if ((o->suffixes && o->suffixes[0]) ||
+		    (o->prefixes && o->prefixes[0]))
+			help_words(f, ";", &col, true);
+		for (const char *const *s = o->suffixes; s && *s; s++) {
+			snprintf(word, sizeof(word), "%s*%s%s",
+				 first ? "-o\1" : "", *s,
+				 s[1] || o->prefixes ? "," : "");
+			help_words(f, word, &col, false);
+			first = false;
+		}
+		for (const char *const *s = o->prefixes; s && *s; s++) {
+			snprintf(word, sizeof(word), "%s%s*%s",
+				 first ? "-o\1" : "", *s, s[1] ? "," : "");
+			help_words(f, word, &col, false);
+			first = false;
+		}
+		fputc('\n', f);
+	}
 }
 
 int

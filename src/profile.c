@@ -4,6 +4,7 @@
  * threads and the string pool. */
 #include "config.h"
 
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -191,21 +192,91 @@ profile_kind_name(enum profile_kind k)
 	return (unsigned)k < PROFILE_FRAME_KINDS ? names[k] : "name";
 }
 
+static const struct profile_state_desc state_desc[PROFILE_STATES] = {
+#define STATE_DESC(id, grp, lf, sum, lbl, cls)				\
+	[PROFILE_STATE_##id] = {					\
+		.group = PROFILE_STATE_##grp, .leaf = lf, .summary = sum, \
+		.label = lbl,						\
+	},
+	PROFILE_STATE_LIST(STATE_DESC)
+#undef STATE_DESC
+};
+
+const struct profile_state_desc *
+profile_state_desc(enum profile_state s)
+{
+	return &state_desc[(unsigned)s < PROFILE_STATES ? s
+							: PROFILE_STATE_UNKNOWN];
+}
+
 const char *
 profile_state_name(enum profile_state s)
 {
-	static const char *const names[PROFILE_STATES] = {
-		[PROFILE_STATE_UNKNOWN] = "unknown",
-		[PROFILE_STATE_RUNNING] = "running",
-		[PROFILE_STATE_GC] = "gc",
-		[PROFILE_STATE_MARKING] = "marking",
-		[PROFILE_STATE_SWEEPING] = "sweeping",
-		[PROFILE_STATE_WAITING_GVL] = "waiting for GVL",
-		[PROFILE_STATE_BLOCKED] = "blocked",
-		[PROFILE_STATE_NO_GVL] = "running without GVL",
-	};
+	return profile_state_desc(s)->label;
+}
 
-	return (unsigned)s < PROFILE_STATES ? names[s] : "unknown";
+int
+profile_state_leaves(enum profile_state s,
+		     const char *leaf[PROFILE_STATE_LEAVES])
+{
+	const struct profile_state_desc *d = profile_state_desc(s);
+	int n = 0;
+
+	leaf[0] = leaf[1] = NULL;
+	if (d->group != s && state_desc[d->group].leaf)
+		leaf[n++] = state_desc[d->group].leaf;
+	if (d->leaf)
+		leaf[n++] = d->leaf;
+	return n;
+}
+
+/* Appends to buf (cap bytes) at *len; past cap, only counts. */
+static void __attribute__((format(printf, 4, 5)))
+appendf(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(*len < cap ? buf + *len : NULL,
+		      *len < cap ? cap - *len : 0, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		*len += (size_t)n;
+}
+
+char *
+profile_state_summary(const uint64_t per_state[PROFILE_STATES], char *buf,
+		      size_t cap)
+{
+	size_t len = 0;
+
+	if (cap)
+		buf[0] = '\0';
+	for (int g = 0; g < PROFILE_STATES; g++) {
+		const char *open = " (";
+		uint64_t total = 0;
+
+		if (state_desc[g].group != g || !state_desc[g].summary)
+			continue;
+		for (int s = 0; s < PROFILE_STATES; s++)
+			if (state_desc[s].group == g)
+				total += per_state[s];
+		appendf(buf, cap, &len, "%s%s %llu", len ? ", " : "",
+			state_desc[g].summary, (unsigned long long)total);
+		for (int s = 0; s < PROFILE_STATES; s++) {
+			if (s == g || state_desc[s].group != g ||
+			    !state_desc[s].summary)
+				continue;
+			appendf(buf, cap, &len, "%s%s %llu", open,
+				state_desc[s].summary,
+				(unsigned long long)per_state[s]);
+			open = ", ";
+		}
+		if (open[0] == ',')
+			appendf(buf, cap, &len, ")");
+	}
+	return buf;
 }
 
 static size_t

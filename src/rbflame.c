@@ -30,7 +30,7 @@ main(int argc, char **argv)
 		return diff_main(argc - 1, argv + 1);
 	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
 	case OPTIONS_HELP:
-		fputs(options_help, stdout);
+		options_help(stdout);
 		return 0;
 	case OPTIONS_VERSION:
 		printf("rbflame %s\n", PACKAGE_VERSION);

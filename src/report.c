@@ -18,7 +18,7 @@
 #include "rbflame/report.h"
 #include "rbflame/run.h"
 
-const char report_help[] =
+static const char help_head[] =
 "Usage: rbflame report -i FILE [-f FMT] [-o OUT]...\n"
 "Convert a profile into other formats: a recording (rbflame -f raw, any\n"
 "format can be made from it, byte for byte as the run would have\n"
@@ -27,18 +27,23 @@ const char report_help[] =
 "\n"
 "  -i, --input FILE       the profile to read ('-': standard input)\n"
 "  -o, --output OUT       write to OUT (default: stdout); may be repeated\n"
-"  -f, --format FMT       collapsed (default), raw, speedscope, stackprof,\n"
-"                         callgrind, pprof, samplingprof, svg, summary,\n"
-"                         lines, dot, annotate; a -f applies to\n"
-"                         the next -o (after the last -o: to each -o\n"
-"                         without one); an -o without -f takes the format\n"
-"                         its name implies (see rbflame --help)\n"
+"  -f, --format FMT       the format (see Formats) of the next -o (after\n"
+"                         the last -o: of each -o without one); an -o\n"
+"                         without -f takes the format its name implies\n"
 "      --title TEXT       svg: the title\n"
 "      --icicle           svg: roots at the top\n"
 "      --limit N          summary, lines, dot, annotate: the N heaviest\n"
 "      --match REGEX      annotate: the functions whose name matches\n"
 "  -q, --quiet            no notices\n"
-"  -h, --help             show this help and exit\n";
+"  -h, --help             show this help and exit\n"
+"\n";
+
+void
+report_help(FILE *f)
+{
+	fputs(help_head, f);
+	output_help(f);
+}
 
 enum options_result
 report_parse(int argc, char **argv, struct report_options *r, char *err,
@@ -116,7 +121,7 @@ report_main(int argc, char **argv)
 
 	switch (report_parse(argc, argv, &r, err, sizeof(err))) {
 	case OPTIONS_HELP:
-		fputs(report_help, stdout);
+		report_help(stdout);
 		return 0;
 	case OPTIONS_ERROR:
 		error_msg_and_help("%s", err);

@@ -321,19 +321,10 @@ tracer_main(void *arg)
 static void
 summary_states(const struct profile_stats *st)
 {
-	const uint64_t *n = st->per_state;
+	char buf[512];
 
-	fprintf(stderr,
-		"; states: running %llu, garbage collection %llu (marking %llu, sweeping %llu), waiting for GVL %llu, blocked %llu, running without GVL %llu",
-		(unsigned long long)n[PROFILE_STATE_RUNNING],
-		(unsigned long long)(n[PROFILE_STATE_GC] +
-				     n[PROFILE_STATE_MARKING] +
-				     n[PROFILE_STATE_SWEEPING]),
-		(unsigned long long)n[PROFILE_STATE_MARKING],
-		(unsigned long long)n[PROFILE_STATE_SWEEPING],
-		(unsigned long long)n[PROFILE_STATE_WAITING_GVL],
-		(unsigned long long)n[PROFILE_STATE_BLOCKED],
-		(unsigned long long)n[PROFILE_STATE_NO_GVL]);
+	fprintf(stderr, "; states: %s",
+		profile_state_summary(st->per_state, buf, sizeof(buf)));
 }
 
 static void

@@ -628,25 +628,18 @@ stack_state(struct sampler *s, const struct ruby_stack *st,
 {
 	char kstate = 'R';
 
-	state[0] = state[1] = NULL;
 	*pstate = PROFILE_STATE_RUNNING;
 	switch (st->state) {
 	case RUBY_STATE_GC_MARKING:
-		state[0] = "(garbage collection)";
-		state[1] = "(marking)";
 		*pstate = PROFILE_STATE_MARKING;
 		break;
 	case RUBY_STATE_GC_SWEEPING:
-		state[0] = "(garbage collection)";
-		state[1] = "(sweeping)";
 		*pstate = PROFILE_STATE_SWEEPING;
 		break;
 	case RUBY_STATE_GC:
-		state[0] = "(garbage collection)";
 		*pstate = PROFILE_STATE_GC;
 		break;
 	case RUBY_STATE_WAITING_GVL:
-		state[0] = "(waiting for GVL)";
 		*pstate = PROFILE_STATE_WAITING_GVL;
 		kstate = 'S';
 		break;
@@ -664,14 +657,13 @@ stack_state(struct sampler *s, const struct ruby_stack *st,
 			    sc.kind == PSC_RUNNING)
 				kstate = 'R';
 		}
-		state[0] = kstate == 'R' ? "(running without GVL)"
-					 : "(blocked)";
 		*pstate = kstate == 'R' ? PROFILE_STATE_NO_GVL
 					: PROFILE_STATE_BLOCKED;
 		break;
 	default:
 		break;
 	}
+	profile_state_leaves(*pstate, state);
 	if (s->cpu) {
 		/* The GVL holder runs (or collects garbage) as far as the
 		 * kernel goes: its CPU time decides. */

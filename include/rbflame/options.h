@@ -122,7 +122,8 @@ enum options_result options_getopt_error(int c, char **argv, char *err,
 /** Parses a PID (a positive decimal process id): 0, or -1 if invalid. */
 int options_parse_pid(const char *s, pid_t *pid);
 
-/** The --help text (sections), for stdout. */
-extern const char options_help[];
+/** Writes the --help text (sections, the formats from the writer
+ * table) to f. */
+void options_help(FILE *f);
 
 #endif

@@ -2,8 +2,11 @@
 /* Copyright (c) 2026 The rbflame authors */
 /*
  * The writer table: each output format is one const struct output_ops in
- * src/out/, looked up by name. Writers read a finished profile and write a
- * stream; they never touch the target.
+ * src/out/, listed once in OUTPUT_WRITERS below, looked up by name. The
+ * table is the one list of formats: -f's names, the file names that imply
+ * one and both help texts' Formats sections (output_help()) come from it.
+ * Writers read a finished profile and write a stream; they never touch
+ * the target. doc/HACKING.md says how to add one.
  */
 #ifndef RBFLAME_OUTPUT_H
 #define RBFLAME_OUTPUT_H
@@ -30,12 +33,32 @@ struct output_opts {
  * its timed samples (merged or collapsed input): writers include those
  * too. Never the clock, the environment or the host.
  */
+/*
+ * write or write_opts, exactly one: write when the output depends on the
+ * profile alone (collapsed, raw, pprof...); write_opts when a view option
+ * shapes it too (--title, --icicle, --limit, --match: svg, the text
+ * reports, dot, annotate). write_opts always gets an output_opts (zeroed:
+ * the defaults, when the caller had none) and must give the same bytes
+ * for the same profile and options.
+ *
+ * Which shared aggregation a writer reads, rather than its own:
+ * - none, when it lists stacks or samples as they are: p->stacks,
+ *   p->samples (collapsed, speedscope, raw);
+ * - the call graph (callgraph.h) for function-shaped output: functions
+ *   (a Ruby method sampled at three lines is one), caller -> callee
+ *   edges with estimated calls, samples per line (callgrind, stackprof,
+ *   pprof, dot, summary, lines, annotate); callgraph_create_frames()
+ *   when each frame must be its own node (samplingprof);
+ * - the frame tree (flametree.h) for drawings of the stacks: merged from
+ *   the root by frame text, two profiles side by side, a colour class
+ *   per frame (svg; diff's differential svg).
+ */
 struct output_ops {
-	const char *name;
-	const char *description;
+	const char *name;	/* -f NAME; equal to its OUTPUT_WRITERS entry */
+	const char *description;	/* one line for the help texts */
 	/* Writes p to f: 0, or -1 with errno (the caller reports). */
 	int (*write)(const struct profile *p, FILE *f);
-	/* A writer that takes options sets this one instead of write. */
+	/* The same for a writer that takes view options (see above). */
 	int (*write_opts)(const struct profile *p,
 			  const struct output_opts *o, FILE *f);
 	/* File names that mean this format: endings (".pb.gz") and
@@ -51,6 +74,11 @@ const struct output_ops *output_find(const char *name);
 const struct output_ops *output_for_file(const char *path);
 /** "collapsed, ..." for messages. */
 const char *output_names(void);
+/**
+ * The help texts' Formats section, to f: a heading, then per writer its
+ * name, description and the file names that imply it, in 76 columns.
+ */
+void output_help(FILE *f);
 /**
  * Writes p with w to f, passing o (NULL: defaults) to writers that take
  * options: 0, or -1 with errno.
@@ -81,18 +109,22 @@ char *output_clean_line(const char *s, char *out, size_t cap);
  */
 int output_gzip(FILE *f, const void *data, size_t len);
 
-extern const struct output_ops output_collapsed;
-extern const struct output_ops output_raw;
-extern const struct output_ops output_speedscope;
-extern const struct output_ops output_callgrind;
-extern const struct output_ops output_stackprof;
-extern const struct output_ops output_samplingprof;
-extern const struct output_ops output_pprof;
-extern const struct output_ops output_svg;
-extern const struct output_ops output_summary;
-extern const struct output_ops output_lines;
-extern const struct output_ops output_dot;
-extern const struct output_ops output_annotate;
+/*
+ * The writers, in the order help texts and "choose one of" list them:
+ * X(NAME) for `const struct output_ops output_NAME` (src/out/, one file
+ * may hold several), whose .name is "NAME".
+ */
+#define OUTPUT_WRITERS(X)						\
+	X(collapsed) X(raw) X(speedscope) X(stackprof) X(callgrind)	\
+	X(pprof) X(samplingprof) X(svg) X(summary) X(lines) X(dot)	\
+	X(annotate)
+
+#define OUTPUT_EXTERN(name) extern const struct output_ops output_##name;
+OUTPUT_WRITERS(OUTPUT_EXTERN)
+#undef OUTPUT_EXTERN
+
+/* The format of an output given no -f and no telling file name. */
+#define OUTPUT_DEFAULT (&output_collapsed)
 
 /**
  * Makes one frame safe for collapsed-stack readers: no ';' (it separates

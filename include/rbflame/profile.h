@@ -34,17 +34,63 @@ enum profile_kind {
 	PROFILE_FRAME_KINDS
 };
 
-/* Why a sampled thread was where it was (the leaf pseudo-frame, as data). */
+/*
+ * The thread states: why a sampled thread was where it was. This list is
+ * the one place a state is described; every user expands it or reads
+ * profile_state_desc(). One row per state:
+ *
+ *   X(ID, GROUP, LEAF, SUMMARY, LABEL, CLASS)
+ *
+ * ID       PROFILE_STATE_<ID>. A row's position is its number in raw
+ *          recordings (doc/raw-format.md): add new rows at the end.
+ * GROUP    the state this one is a phase of, or ID itself: GROUP's leaf
+ *          goes above this one's, and the summary counts this state in
+ *          GROUP's total and names it in parentheses after it. One level.
+ * LEAF     the leaf pseudo-frame a stack in this state ends with, NULL
+ *          for none (stackprof's names for the GC's).
+ * SUMMARY  its name in the run's summary line; NULL: left out.
+ * LABEL    its name as data: pprof's "state" label, profile_state_name().
+ * CLASS    the flamegraph colour class of its leaf, FLAMETREE_<CLASS>
+ *          (include/rbflame/flametree.h); unused without a LEAF.
+ *
+ * Where the states come from is the sampler's (src/sampler.c
+ * stack_state()): the Ruby reader's view, refined by the kernel's.
+ */
+#define PROFILE_STATE_LIST(X)						\
+	/* native mode: not known */					\
+	X(UNKNOWN, UNKNOWN, NULL, NULL, "unknown", OTHER)		\
+	/* holds the GVL, runs Ruby (or C called from Ruby) */		\
+	X(RUNNING, RUNNING, NULL, "running", "running", OTHER)		\
+	/* holds the GVL, in GC, phase not known */			\
+	X(GC, GC, "(garbage collection)", "garbage collection", "gc", GC) \
+	X(MARKING, GC, "(marking)", "marking", "marking", GC)		\
+	X(SWEEPING, GC, "(sweeping)", "sweeping", "sweeping", GC)	\
+	/* runnable, another thread holds the GVL */			\
+	X(WAITING_GVL, WAITING_GVL, "(waiting for GVL)",		\
+	  "waiting for GVL", "waiting for GVL", IDLE)			\
+	/* GVL released, asleep in the kernel: sleep, IO, mutex, queue */ \
+	X(BLOCKED, BLOCKED, "(blocked)", "blocked", "blocked", IDLE)	\
+	/* GVL released, on a CPU: a C extension's work */		\
+	X(NO_GVL, NO_GVL, "(running without GVL)",			\
+	  "running without GVL", "running without GVL", NOGVL)
+
 enum profile_state {
-	PROFILE_STATE_UNKNOWN,	/* native mode: not known */
-	PROFILE_STATE_RUNNING,	/* running Ruby (holds the GVL) */
-	PROFILE_STATE_GC,	/* in GC, phase not known */
-	PROFILE_STATE_MARKING,	/* in GC, marking */
-	PROFILE_STATE_SWEEPING,	/* in GC, sweeping */
-	PROFILE_STATE_WAITING_GVL,
-	PROFILE_STATE_BLOCKED,	/* sleep, IO, mutex, queue */
-	PROFILE_STATE_NO_GVL,	/* on a CPU without the GVL (C extension) */
+#define PROFILE_STATE_ENUM(id, group, leaf, summary, label, cls) \
+	PROFILE_STATE_##id,
+	PROFILE_STATE_LIST(PROFILE_STATE_ENUM)
+#undef PROFILE_STATE_ENUM
 	PROFILE_STATES
+};
+
+/* At most this many leaf pseudo-frames per state: GROUP's, then its own. */
+#define PROFILE_STATE_LEAVES 2
+
+/** A state's row of PROFILE_STATE_LIST, but CLASS (a view's own). */
+struct profile_state_desc {
+	enum profile_state group;
+	const char *leaf;	/* NULL: none */
+	const char *summary;	/* NULL: not in the summary */
+	const char *label;
 };
 
 /** A frame: every string is an id into the profile's string pool. */
@@ -162,9 +208,25 @@ const struct profile_frame *profile_frame_get(const struct profile *p,
 					      uint32_t id);
 /** The text of a frame id, as collapsed output shows it. */
 const char *profile_frame_name(const struct profile *p, uint32_t id);
-/** The name of a kind ("ruby", "cfunc", "native"...) and of a state. */
+/** The name of a kind ("ruby", "cfunc", "native"...) and of a state
+ * (its LABEL: "running", "gc", "waiting for GVL"...). */
 const char *profile_kind_name(enum profile_kind k);
 const char *profile_state_name(enum profile_state s);
+/** A state's row; an unknown value gives PROFILE_STATE_UNKNOWN's. */
+const struct profile_state_desc *profile_state_desc(enum profile_state s);
+/**
+ * The leaf pseudo-frames of state s, root first, into leaf[] (the rest
+ * NULL): its group's leaf, then its own. Returns how many.
+ */
+int profile_state_leaves(enum profile_state s,
+			 const char *leaf[PROFILE_STATE_LEAVES]);
+/**
+ * The samples per state as the run's summary names them, into buf (cap
+ * bytes, always terminated): "running N, garbage collection N (marking
+ * N, sweeping N), waiting for GVL N, ..." (tests parse it). Returns buf.
+ */
+char *profile_state_summary(const uint64_t per_state[PROFILE_STATES],
+			    char *buf, size_t cap);
 
 /** Records (or renames) a thread. */
 void profile_thread_name(struct profile *p, pid_t pid, pid_t tid,

@@ -9,7 +9,13 @@
 
 #define RAW_MAGIC "\x89RBFLAME\r\n\x1a\n"
 #define RAW_MAGIC_LEN 12
-#define RAW_VERSION 1
+#define RAW_VERSION 2		/* what the writer writes */
+#define RAW_VERSION_MIN 1	/* the oldest the reader reads */
+/* Version 1's STATS held this many per-state counts, without their
+ * number (the enum's size then): version 2 writes the number first. */
+#define RAW_V1_STATES 8
+/* A SAMPLE's state is one byte: no recording has more states. */
+#define RAW_MAX_STATES 256
 #define RAW_HEADER_LEN (RAW_MAGIC_LEN + 2)	/* magic, version, compression */
 
 enum raw_compression {

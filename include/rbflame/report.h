@@ -27,8 +27,8 @@ enum options_result report_parse(int argc, char **argv,
 				 struct report_options *r, char *err,
 				 size_t errlen);
 
-/** The 'rbflame report --help' text. */
-extern const char report_help[];
+/** Writes the 'rbflame report --help' text to f. */
+void report_help(FILE *f);
 
 /** main() of 'rbflame report'; returns the exit status. */
 int report_main(int argc, char **argv);

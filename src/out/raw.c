@@ -18,6 +18,9 @@
 #include "rbflame/raw.h"
 #include "rbflame/xmalloc.h"
 
+_Static_assert(PROFILE_STATES <= RAW_MAX_STATES,
+	       "a SAMPLE record's state is one byte");
+
 struct buf {
 	unsigned char *p;
 	size_t len, cap;
@@ -120,6 +123,9 @@ encode(const struct profile *p, struct buf *o)
 	put_varint(&r, st->stop_count);
 	put_double(&r, st->duration_s);
 	put_double(&r, st->rate_hz);
+	/* The number of states first: a reader built with fewer or more
+	 * knows which counts it has (version 1 did without). */
+	put_varint(&r, PROFILE_STATES);
 	for (int s = 0; s < PROFILE_STATES; s++)
 		put_varint(&r, st->per_state[s]);
 	record(o, RAW_STATS, &r);

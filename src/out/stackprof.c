@@ -103,11 +103,11 @@ write_raw(struct json *j, const struct profile *p, const struct callgraph *g,
 	free(v);
 }
 
+/* The GC and its phases (the states grouped under it). */
 static bool
 is_gc(uint8_t state)
 {
-	return state == PROFILE_STATE_GC || state == PROFILE_STATE_MARKING ||
-	       state == PROFILE_STATE_SWEEPING;
+	return profile_state_desc(state)->group == PROFILE_STATE_GC;
 }
 
 static int

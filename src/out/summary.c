@@ -107,6 +107,7 @@ pct(uint64_t n, uint64_t total)
 static uint64_t
 gc_samples(const struct profile *p)
 {
+	const char *gc = profile_state_desc(PROFILE_STATE_GC)->leaf;
 	uint64_t n = 0;
 
 	for (size_t s = 0; s < p->nstacks; s++) {
@@ -115,7 +116,7 @@ gc_samples(const struct profile *p)
 		for (uint32_t d = 0; d < st->depth; d++) {
 			const char *t = profile_frame_name(p, st->frames[d]);
 
-			if (!strcmp(t, "(garbage collection)")) {
+			if (!strcmp(t, gc)) {
 				n += st->count;
 				break;
 			}

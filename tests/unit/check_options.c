@@ -5,6 +5,8 @@
 
 #include <check.h>
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,6 +36,31 @@ parse_list(const char *first, ...)
 
 #define PARSE(...) parse_list(__VA_ARGS__, (const char *)NULL)
 
+/* A help text, as a string to free. */
+static char *
+help_text(void (*help)(FILE *))
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	help(f);
+	fclose(f);
+	return buf;
+}
+
+/* Whether help (a function) mentions s. */
+static bool
+help_has(void (*help)(FILE *), const char *s)
+{
+	char *text = help_text(help);
+	bool has = strstr(text, s) != NULL;
+
+	free(text);
+	return has;
+}
+
 START_TEST(test_defaults)
 {
 	ck_assert_int_eq(PARSE("-p", "42"), OPTIONS_OK);
@@ -59,8 +86,8 @@ START_TEST(test_issue9_options)
 	ck_assert_int_eq(PARSE("--subprocesses", "--nonblocking", "--mode",
 			       "cpu", "-p", "3"), OPTIONS_OK);
 	ck_assert(o.subprocesses && o.nonblocking && o.cpu);
-	ck_assert(strstr(options_help, "--subprocesses") != NULL);
-	ck_assert(strstr(options_help, "--nonblocking") != NULL);
+	ck_assert(help_has(options_help, "--subprocesses"));
+	ck_assert(help_has(options_help, "--nonblocking"));
 }
 END_TEST
 
@@ -139,7 +166,7 @@ START_TEST(test_native)
 	/* --native-all implies --native. */
 	ck_assert_int_eq(PARSE("-p", "1", "--native-all"), OPTIONS_OK);
 	ck_assert(o.native && o.native_all);
-	ck_assert(strstr(options_help, "--native-all") != NULL);
+	ck_assert(help_has(options_help, "--native-all"));
 }
 END_TEST
 
@@ -180,8 +207,65 @@ START_TEST(test_help_version)
 	ck_assert_int_eq(PARSE("-h"), OPTIONS_HELP);
 	ck_assert_int_eq(PARSE("--help"), OPTIONS_HELP);
 	ck_assert_int_eq(PARSE("-V"), OPTIONS_VERSION);
-	ck_assert(strstr(options_help, "Sampling:") != NULL);
-	ck_assert(strstr(options_help, "Output:") != NULL);
+	ck_assert(help_has(options_help, "Sampling:"));
+	ck_assert(help_has(options_help, "Output:"));
+}
+END_TEST
+
+/*
+ * Both help texts list every writer of the table with its description
+ * and the file names that imply it, the default marked, in 80 columns:
+ * a new writer shows without touching them.
+ */
+START_TEST(test_help_formats)
+{
+	void (*const helps[])(FILE *) = { options_help, report_help };
+
+	for (size_t h = 0; h < 2; h++) {
+		char *text = help_text(helps[h]), *line, *save = NULL;
+		char *flat = strdup(text);
+		char want[128];
+		size_t j = 0;
+
+		ck_assert(strstr(text, "\nFormats (-f FMT"));
+		/* The text with lines joined, for wrapped entries. */
+		for (size_t i = 0; text[i]; i++) {
+			if (text[i] == '\n' || text[i] == ' ') {
+				if (j && flat[j - 1] != ' ')
+					flat[j++] = ' ';
+				continue;
+			}
+			flat[j++] = text[i];
+		}
+		flat[j] = '\0';
+		for (size_t i = 0; output_at(i); i++) {
+			const struct output_ops *w = output_at(i);
+
+			snprintf(want, sizeof(want), "\n  %s%s ", w->name,
+				 w == OUTPUT_DEFAULT ? " (default)" : "");
+			ck_assert_msg(strstr(text, want), "no entry for %s",
+				      w->name);
+			ck_assert_msg(strstr(flat, w->description),
+				      "no description of %s", w->name);
+			for (const char *const *s = w->suffixes; s && *s;
+			     s++) {
+				snprintf(want, sizeof(want), " *%s", *s);
+				ck_assert_msg(strstr(flat, want),
+					      "%s not in the help", want);
+			}
+			for (const char *const *s = w->prefixes; s && *s;
+			     s++) {
+				snprintf(want, sizeof(want), " %s*", *s);
+				ck_assert_msg(strstr(flat, want),
+					      "%s not in the help", want);
+			}
+		}
+		for (line = strtok_r(text, "\n", &save); line;
+		     line = strtok_r(NULL, "\n", &save))
+			ck_assert_msg(strlen(line) < 80, "too long: %s", line);
+		free(flat);
+		free(text);
+	}
 }
 END_TEST
 
@@ -279,6 +363,7 @@ main(void)
 	tcase_add_test(tc, test_native);
 	tcase_add_test(tc, test_views);
 	tcase_add_test(tc, test_help_version);
+	tcase_add_test(tc, test_help_formats);
 	tcase_add_test(tc, test_outputs);
 	tcase_add_test(tc, test_report);
 	suite_add_tcase(s, tc);

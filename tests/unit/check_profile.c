@@ -6,8 +6,13 @@
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "rbflame/profile.h"
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
 
 START_TEST(test_aggregate)
 {
@@ -91,6 +96,112 @@ START_TEST(test_frames)
 }
 END_TEST
 
+/*
+ * The states' table: the summary line keeps the text tests parse (the
+ * printf it replaced, with a distinct count per state), GC phases' leaves
+ * sit under (garbage collection), groups are one level deep, leaves and
+ * labels are distinct.
+ */
+START_TEST(test_states)
+{
+	uint64_t n[PROFILE_STATES];
+	char got[512], want[512];
+	const char *leaf[PROFILE_STATE_LEAVES];
+
+	for (int s = 0; s < PROFILE_STATES; s++)
+		n[s] = 100 + s * 11;
+	snprintf(want, sizeof(want),
+		 "running %llu, garbage collection %llu (marking %llu, sweeping %llu), waiting for GVL %llu, blocked %llu, running without GVL %llu",
+		 (unsigned long long)n[PROFILE_STATE_RUNNING],
+		 (unsigned long long)(n[PROFILE_STATE_GC] +
+				      n[PROFILE_STATE_MARKING] +
+				      n[PROFILE_STATE_SWEEPING]),
+		 (unsigned long long)n[PROFILE_STATE_MARKING],
+		 (unsigned long long)n[PROFILE_STATE_SWEEPING],
+		 (unsigned long long)n[PROFILE_STATE_WAITING_GVL],
+		 (unsigned long long)n[PROFILE_STATE_BLOCKED],
+		 (unsigned long long)n[PROFILE_STATE_NO_GVL]);
+	ck_assert_str_eq(profile_state_summary(n, got, sizeof(got)), want);
+	/* Cut short: terminated, a prefix. */
+	profile_state_summary(n, got, 20);
+	ck_assert_uint_eq(strlen(got), 19);
+	ck_assert(!strncmp(got, want, 19));
+
+	ck_assert_int_eq(profile_state_leaves(PROFILE_STATE_MARKING, leaf), 2);
+	ck_assert_str_eq(leaf[0], "(garbage collection)");
+	ck_assert_str_eq(leaf[1], "(marking)");
+	ck_assert_int_eq(profile_state_leaves(PROFILE_STATE_GC, leaf), 1);
+	ck_assert_str_eq(leaf[0], "(garbage collection)");
+	ck_assert_ptr_null(leaf[1]);
+	ck_assert_int_eq(profile_state_leaves(PROFILE_STATE_NO_GVL, leaf), 1);
+	ck_assert_str_eq(leaf[0], "(running without GVL)");
+	ck_assert_int_eq(profile_state_leaves(PROFILE_STATE_RUNNING, leaf), 0);
+	ck_assert_ptr_null(leaf[0]);
+	ck_assert_int_eq(profile_state_leaves(PROFILE_STATE_UNKNOWN, leaf), 0);
+
+	/* pprof's labels, as recorded profiles carry them. */
+	ck_assert_str_eq(profile_state_name(PROFILE_STATE_UNKNOWN), "unknown");
+	ck_assert_str_eq(profile_state_name(PROFILE_STATE_GC), "gc");
+	ck_assert_str_eq(profile_state_name(PROFILE_STATE_NO_GVL),
+			 "running without GVL");
+	ck_assert_str_eq(profile_state_name((enum profile_state)PROFILE_STATES),
+			 "unknown");
+
+	for (int s = 0; s < PROFILE_STATES; s++) {
+		const struct profile_state_desc *d = profile_state_desc(s);
+
+		ck_assert_int_eq(profile_state_desc(d->group)->group, d->group);
+		ck_assert_ptr_nonnull(d->label);
+		ck_assert(d->group == s || d->leaf);
+		for (int t = 0; t < s; t++) {
+			const struct profile_state_desc *e =
+				profile_state_desc(t);
+
+			ck_assert_str_ne(d->label, e->label);
+			ck_assert(!d->leaf || !e->leaf ||
+				  strcmp(d->leaf, e->leaf));
+		}
+	}
+}
+END_TEST
+
+/* The user's lists of states (README, rbflame(1)) name every leaf, as
+ * code in the README, in bold in the man page. */
+START_TEST(test_states_documented)
+{
+	static const struct {
+		const char *file, *open, *close;
+	} docs[] = { { "README", "`", "`" }, { "rbflame.1", "\\fB", "\\fR" } };
+
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char path[4096], want[256], *text = NULL;
+		size_t len = 0;
+		FILE *f, *m = open_memstream(&text, &len);
+		int c;
+
+		snprintf(path, sizeof(path), "%s/%s", SRCDIR, docs[i].file);
+		f = fopen(path, "r");
+		ck_assert_msg(f != NULL, "cannot open %s", path);
+		while ((c = getc(f)) != EOF)
+			putc(c, m);
+		fclose(f);
+		fclose(m);
+		for (int s = 0; s < PROFILE_STATES; s++) {
+			const char *leaf = profile_state_desc(s)->leaf;
+
+			if (!leaf)
+				continue;
+			snprintf(want, sizeof(want), "%s%s%s", docs[i].open,
+				 leaf, docs[i].close);
+			ck_assert_msg(strstr(text, want),
+				      "%s does not describe the state %s",
+				      docs[i].file, leaf);
+		}
+		free(text);
+	}
+}
+END_TEST
+
 /* Threads: one record per (pid, tid), renamed in place, many of them. */
 START_TEST(test_threads)
 {
@@ -146,6 +257,8 @@ main(void)
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_frames);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_states);
+	tcase_add_test(tc, test_states_documented);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -4,17 +4,23 @@
  * The raw recording: its decompressed body against a golden file; the
  * round trip (every writer gives the same bytes from the profile read
  * back as from the original); deterministic gzip; and damaged recordings
- * (truncated, flipped bytes, wrong version) give errors, never crashes.
+ * (truncated, flipped bytes, wrong version) give errors, never crashes;
+ * a version 1 recording still loads; the number of states is read.
  */
 #include "config.h"
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "rbflame/load.h"
 #include "rbflame/raw.h"
 #include "writer_fixture.h"
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
 
 START_TEST(test_golden)
 {
@@ -142,10 +148,218 @@ START_TEST(test_damaged)
 		ck_assert_ptr_nonnull(strstr(err, "version 9"));
 		profile_destroy(q);
 	}
+	raw[RAW_MAGIC_LEN] = 0;
+	{
+		struct profile *q = profile_create();
+
+		ck_assert_int_eq(profile_load_buffer(q, raw, len, err,
+						     sizeof(err)),
+				 -1);
+		ck_assert_ptr_nonnull(strstr(err, "version 0"));
+		ck_assert_ptr_nonnull(strstr(err, "versions 1 to 2"));
+		profile_destroy(q);
+	}
 	free(plain);
 	free(body);
 	free(raw);
 	profile_destroy(p);
+}
+END_TEST
+
+/* Reads a test data file whole. */
+static char *
+slurp(const char *name, size_t *len)
+{
+	char path[4096], *buf = NULL;
+	FILE *f, *m = open_memstream(&buf, len);
+	int c;
+
+	snprintf(path, sizeof(path), "%s/tests/unit/data/%s", SRCDIR, name);
+	f = fopen(path, "rb");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while ((c = getc(f)) != EOF)
+		putc(c, m);
+	fclose(f);
+	fclose(m);
+	return buf;
+}
+
+/*
+ * A version 1 recording (the hostile fixture, written by the version 1
+ * writer: its STATS has 8 counts without their number) still loads, and
+ * every writer gives from it what it gives from the fixture itself.
+ */
+START_TEST(test_version_1)
+{
+	struct profile *p = fixture_hostile();
+	struct profile *q = profile_create();
+	size_t len;
+	char *v1 = slurp("raw-v1.rbflame", &len), err[256];
+
+	ck_assert_int_eq(v1[RAW_MAGIC_LEN], 1);
+	ck_assert_msg(profile_load_buffer(q, v1, len, err, sizeof(err)) ==
+			      LOAD_RAW,
+		      "%s", err);
+	for (int s = 0; s < PROFILE_STATES; s++)
+		ck_assert_uint_eq(q->stats.per_state[s],
+				  p->stats.per_state[s]);
+	for (size_t i = 0; output_at(i); i++) {
+		const struct output_ops *w = output_at(i);
+		size_t a, b;
+		char *x = fixture_write(w, p, &a);
+		char *y = fixture_write(w, q, &b);
+
+		ck_assert_msg(a == b && !memcmp(x, y, a),
+			      "%s differs from a version 1 recording", w->name);
+		free(x);
+		free(y);
+	}
+	free(v1);
+	profile_destroy(q);
+	profile_destroy(p);
+}
+END_TEST
+
+/* A hand-made uncompressed recording, built record by record. */
+struct rec {
+	unsigned char b[1024];
+	size_t len;
+};
+
+static void
+rec_byte(struct rec *r, unsigned v)
+{
+	ck_assert_uint_lt(r->len, sizeof(r->b));
+	r->b[r->len++] = (unsigned char)v;
+}
+
+static void
+rec_varint(struct rec *r, uint64_t v)
+{
+	do {
+		rec_byte(r, (v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+		v >>= 7;
+	} while (v);
+}
+
+/* Appends a record whose payload is p. */
+static void
+rec_record(struct rec *r, unsigned type, const struct rec *p)
+{
+	rec_byte(r, type);
+	rec_varint(r, p->len);
+	for (size_t i = 0; i < p->len; i++)
+		rec_byte(r, p->b[i]);
+}
+
+/*
+ * A version 2 recording with nstates states in STATS (counts: 1 + the
+ * state's number for the first 8, then 5 each), one frame "a", one
+ * stack, and one sample in each of sample_states[0..n).
+ */
+static void
+recording(struct rec *r, unsigned nstates, const unsigned *sample_states,
+	  int n)
+{
+	struct rec x = { .len = 0 };
+
+	memset(r, 0, sizeof(*r));
+	for (int i = 0; i < RAW_MAGIC_LEN; i++)
+		rec_byte(r, (unsigned char)RAW_MAGIC[i]);
+	rec_byte(r, 2);
+	rec_byte(r, RAW_COMPRESS_NONE);
+	for (int i = 0; i < 7; i++)
+		rec_varint(&x, 0);
+	for (int i = 0; i < 16; i++)
+		rec_byte(&x, 0);	/* duration, rate: 0.0 */
+	rec_varint(&x, nstates);
+	for (unsigned s = 0; s < nstates && s < 8; s++)
+		rec_varint(&x, 1 + s);
+	for (unsigned s = 8; s < nstates; s++)
+		rec_varint(&x, 5);
+	rec_record(r, RAW_STATS, &x);
+	x.len = 0;
+	rec_varint(&x, 1);
+	rec_byte(&x, 'a');
+	rec_record(r, RAW_STRING, &x);
+	x.len = 0;
+	rec_byte(&x, PROFILE_FRAME_NAME);
+	rec_varint(&x, 0);	/* text "a" */
+	rec_varint(&x, 0);	/* name "a" */
+	rec_varint(&x, 0);	/* no file */
+	rec_varint(&x, 0);	/* no build id */
+	rec_varint(&x, 0);	/* line */
+	rec_varint(&x, 0);	/* address */
+	rec_record(r, RAW_FRAME, &x);
+	x.len = 0;
+	rec_varint(&x, n);	/* count */
+	rec_varint(&x, 1);
+	rec_varint(&x, 0);
+	rec_record(r, RAW_STACK, &x);
+	for (int i = 0; i < n; i++) {
+		x.len = 0;
+		rec_varint(&x, 0);	/* time */
+		rec_varint(&x, 2);	/* pid 1 */
+		rec_varint(&x, 2);	/* tid 1 */
+		rec_varint(&x, 0);	/* stack */
+		rec_byte(&x, sample_states[i]);
+		rec_record(r, RAW_SAMPLE, &x);
+	}
+	x.len = 0;
+	rec_record(r, RAW_END, &x);
+}
+
+/*
+ * The number of states is in the recording (version 2): a later build's
+ * extra states load as unknown, an earlier one's fewer leave the rest 0;
+ * a sample beyond the recording's own states, or more states than a
+ * sample's byte can name, is an error.
+ */
+START_TEST(test_state_count)
+{
+	const unsigned later[] = { PROFILE_STATE_BLOCKED, PROFILE_STATES };
+	const unsigned fewer[] = { 1 };
+	const unsigned beyond[] = { 3 };
+	struct rec r;
+	struct profile *q;
+	char err[256];
+
+	recording(&r, PROFILE_STATES + 1, later, 2);
+	q = profile_create();
+	ck_assert_msg(profile_load_buffer(q, r.b, r.len, err, sizeof(err)) ==
+			      LOAD_RAW,
+		      "%s", err);
+	ck_assert_uint_eq(q->nsamples, 2);
+	ck_assert_uint_eq(q->samples[0].state, PROFILE_STATE_BLOCKED);
+	ck_assert_uint_eq(q->samples[1].state, PROFILE_STATE_UNKNOWN);
+	/* Unknown's own 1, and 5 of the state this build lacks. */
+	ck_assert_uint_eq(q->stats.per_state[PROFILE_STATE_UNKNOWN], 6);
+	ck_assert_uint_eq(q->stats.per_state[PROFILE_STATE_BLOCKED],
+			  1 + PROFILE_STATE_BLOCKED);
+	profile_destroy(q);
+
+	recording(&r, 2, fewer, 1);
+	q = profile_create();
+	ck_assert_msg(profile_load_buffer(q, r.b, r.len, err, sizeof(err)) ==
+			      LOAD_RAW,
+		      "%s", err);
+	ck_assert_uint_eq(q->stats.per_state[1], 2);
+	ck_assert_uint_eq(q->stats.per_state[2], 0);
+	profile_destroy(q);
+
+	recording(&r, 2, beyond, 1);
+	q = profile_create();
+	ck_assert_int_eq(profile_load_buffer(q, r.b, r.len, err, sizeof(err)),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "bad sample"));
+	profile_destroy(q);
+
+	recording(&r, RAW_MAX_STATES + 1, fewer, 0);
+	q = profile_create();
+	ck_assert_int_eq(profile_load_buffer(q, r.b, r.len, err, sizeof(err)),
+			 -1);
+	ck_assert_ptr_nonnull(strstr(err, "bad stats"));
+	profile_destroy(q);
 }
 END_TEST
 
@@ -160,6 +374,8 @@ main(void)
 	tcase_add_test(tc, test_golden);
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_damaged);
+	tcase_add_test(tc, test_version_1);
+	tcase_add_test(tc, test_state_count);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
