@@ -75,7 +75,9 @@
 # release moving it breaks nothing).
 #
 # Environment: MATRIX_VERSIONS (default "2.7 3.1 3.3 3.4 selfbuilt"), RBFLAME,
-# RBFLAME_CACHE (chroot cache, see scripts/ruby-chroot), KEEP_T=1.
+# RBFLAME_CACHE (chroot cache, see scripts/ruby-chroot), KEEP_T=1,
+# MATRIX_CHECKS (shell patterns of check names, e.g. "matrix-vm native-*":
+# only those run; a pattern that matches no check fails).
 # Exit: 0 all passed, 1 a failure, 77 skipped (not root, outside CI).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/matrix/lib-matrix.sh
@@ -586,6 +588,8 @@ FAILED=
 run_check() {
 	local v=$1 name=$2 rc=0
 	shift 2
+	selected "$name" || return 0
+	[ -z "$SELECTED_BY" ] || MATCHED[$SELECTED_BY]=1
 	(
 		CT=$T/$v/$name
 		mkdir -p "$CT"
@@ -603,6 +607,27 @@ run_check() {
 		FAILED="$FAILED $v:$name"
 	fi
 	return 0
+}
+
+# selected NAME: the check NAME is one MATRIX_CHECKS asks for (all when
+# unset); SELECTED_BY is the pattern that matched. run_check records the
+# patterns of the checks it ran in MATCHED.
+declare -A MATCHED=()
+SELECTED_BY=
+selected() {
+	local p
+	local -a pats
+	SELECTED_BY=
+	[ -n "${MATRIX_CHECKS:-}" ] || return 0
+	read -r -a pats <<<"$MATRIX_CHECKS"
+	for p in "${pats[@]}"; do
+		# shellcheck disable=SC2053 # a pattern, on purpose
+		if [[ $1 == $p ]]; then
+			SELECTED_BY=$p
+			return 0
+		fi
+	done
+	return 1
 }
 
 # Ruby's own Integer#times location, and the rule it must follow.
@@ -672,14 +697,16 @@ test_version() {
 			"${args[@]}" "${spec[@]:1}"
 	done
 	RESULTS+=("$tag: $((NPASS - pass0))/$((NPASS - pass0 + NFAIL - fail0)) checks passed in $(elapsed "$t0") s, $RDESC [$where]")
-	if [ "$tag" = selfbuilt ]; then
+	if [ "$tag" = selfbuilt ] || ! selected native-ext; then
 		:
 	elif [ -s "$T/$tag/native-line" ]; then
 		NATIVE_LINES+=("$tag: $(cat "$T/$tag/native-line")")
 	else
 		NATIVE_LINES+=("$tag: (none: native-ext failed before profiling)")
 	fi
-	if [ -s "$T/$tag/profile-line" ]; then
+	if ! selected matrix-threads; then
+		:
+	elif [ -s "$T/$tag/profile-line" ]; then
 		PROFILES+=("$tag: $(cat "$T/$tag/profile-line")")
 	else
 		PROFILES+=("$tag: (none: matrix-threads failed before profiling)")
@@ -756,16 +783,28 @@ say "summary ($(elapsed "$T0") s in all):"
 for r in "${RESULTS[@]}"; do
 	say "  $r"
 done
-say "profile lines (thread mx-nested, -s 2 -r 200 --threads):"
-for r in "${PROFILES[@]}"; do
-	say "  $r"
-done
-say "woven lines (--native, native.rb crunch):"
-for r in "${NATIVE_LINES[@]}"; do
-	say "  $r"
+# lines TITLE LINE...: a titled list of the summary, when not empty.
+lines() {
+	[ $# -gt 1 ] || return 0
+	say "$1"
+	shift
+	for r; do
+		say "  $r"
+	done
+}
+lines "profile lines (thread mx-nested, -s 2 -r 200 --threads):" \
+	"${PROFILES[@]}"
+lines "woven lines (--native, native.rb crunch):" "${NATIVE_LINES[@]}"
+read -r -a pats <<<"${MATRIX_CHECKS:-}"
+for p in "${pats[@]}"; do
+	if [ -z "${MATCHED[$p]:-}" ]; then
+		say "MATRIX_CHECKS: '$p' matches no check"
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED MATRIX_CHECKS:$p"
+	fi
 done
 if [ "$NFAIL" != 0 ]; then
 	say "FAIL: $NFAIL check(s) failed:$FAILED"
 	exit 1
 fi
-say "PASS: $NPASS checks on $VERSIONS"
+say "PASS: $NPASS checks on $VERSIONS${MATRIX_CHECKS:+ (MATRIX_CHECKS: $MATRIX_CHECKS)}"
