@@ -39,6 +39,30 @@
 #                   forced (RBFLAME_NO_VM_EXPORT=1) on every version, and
 #                   the stacks of a dump made so.
 #
+# and the thread states (the leaf pseudo-frames), on
+# tests/matrix/fixtures/states.rb:
+#
+#   matrix-gvl      'states.rb threads', 'rbflame --threads -p PID -s 3
+#                   -r 500': two spinners contending for the GVL, each
+#                   >= 95% in its exact stack, running or ending in
+#                   (waiting for GVL), and waiting 30-70% of its samples,
+#                   the two shares adding up to 90-110% (at any tick one
+#                   of them holds the GVL). Ruby hands the GVL over every
+#                   100 ms: half each in expectation, but 3 s hold only
+#                   about 30 slices, and on a busy machine a slice
+#                   stretches when its holder is descheduled, so one run
+#                   may drift by several slices; tests/long/gvlshare.sh
+#                   holds 35-65% over 10,000 samples. A reader that
+#                   mistakes the holder or the thread's status gives 0%
+#                   or 100%, or shares that do not add up.
+#   matrix-blocked  the same fixture, 'rbflame --threads -p PID -s 1
+#                   -r 400': the thread in Thread::Queue#pop and the one in
+#                   Kernel#sleep >= 95% in their exact stack ending in
+#                   (blocked), while the spinners contend. Queue#pop's
+#                   location is Ruby's own (Thread#backtrace_locations): a
+#                   C function at its caller's line up to 3.1, a method of
+#                   <internal:thread_sync> from 3.2.
+#
 #   native-ext      --native on the test extension (tests/native/ext),
 #                   built for that Ruby with its headers (the chroot's
 #                   rubyX.Y-dev .deb, fetched once and cached): >= 90% of
@@ -425,6 +449,99 @@ check_matrix_debuglink() {
 	stop_matrix
 }
 
+# ---- thread states: states.rb -------------------------------------------------
+
+# start_states MODE: tests/matrix/fixtures/states.rb in MODE, output in
+# $CT/states.log; sets SPID.
+start_states() {
+	local got
+	FX=states.rb
+	start_fixture states states.rb "$1"
+	SPID=$TPID
+	got=$(sed -n 's/^version //p' "$CT/states.log")
+	[ "$got" = "$RVERSION" ] || fail "states.rb runs Ruby $got, want $RVERSION"
+}
+
+# stop_states: rbflame left the fixture running and untraced; kill it.
+stop_states() {
+	wait_untraced "$SPID" 2
+	alive "$SPID" || fail "states.rb died"
+	kill_fixture "$SPID"
+}
+
+# states_tids: TID[NAME] for the threads of 'states.rb threads'.
+states_tids() {
+	local name
+	for name in mx-spin-a mx-spin-b mx-pop mx-sleep; do
+		TID[$name]=$(task_named "$SPID" "$name")
+	done
+}
+
+# matrix-gvl: two spinners, each waiting for the GVL about half the time.
+check_matrix_gvl() {
+	local t0=$SECONDS name tid s n tot p sum=0 line=
+	start_states threads
+	states_tids
+	run_rbflame gvl 30 --threads -p "$SPID" -s 3 -r 500 \
+		-o "$CT/gvl.folded"
+	expect_rc 0 "rbflame --threads -p PID -s 3 -r 500"
+	assert_collapsed "$CT/gvl.folded" "--threads (states.rb threads)"
+	s=$(expand 'block in Object#hire {hire-spin};Object#spin {spin}')
+	for name in mx-spin-a mx-spin-b; do
+		tid=${TID[$name]}
+		assert_stacks "$CT/gvl.folded" 95 "thread $name (tid $tid)" \
+			--within "thread $tid \"$name\";" \
+			"thread $tid \"$name\";$s@GC?@" \
+			"thread $tid \"$name\";$s;(waiting for GVL)"
+		read -r n tot <<<"$(share "$CT/gvl.folded" \
+			';\(waiting for GVL\)$' "^thread $tid \"")"
+		[ "$tot" -ge 100 ] ||
+			fail "thread $name: only $tot samples, want >= 100"
+		p=$(pct "$n" "$tot")
+		line="$line $name $n/$tot = $p%,"
+		perl -e 'exit !($ARGV[0] >= 30 && $ARGV[0] <= 70)' "$p" ||
+			fail "thread $name waits for the GVL $p% of its samples" \
+				"($n/$tot), want 30-70%"
+		sum=$(perl -e 'print $ARGV[0] + $ARGV[1]' "$sum" "$p")
+	done
+	printf 'GVL waiting%s' "${line%,}" | sed 's| [0-9]*/[0-9]* = | |g' \
+		>"$CT/../state-gvl"
+	say "  gvl: waiting for the GVL:${line%,}; together $sum% (want" \
+		"30-70% each, 90-110% together);" \
+		"$(sed -n 's/.* (\([0-9]* ticks at [^)]*\)), \([0-9]*\) late.*/\1, \2 late/p' "$CT/gvl.err")" \
+		"(in $((SECONDS - t0)) s)"
+	perl -e 'exit !($ARGV[0] >= 90 && $ARGV[0] <= 110)' "$sum" ||
+		fail "the spinners wait for the GVL $sum% together, want 90-110%:" \
+			"one of them holds it at any tick"
+	stop_states
+}
+
+# matrix-blocked: a thread in Thread::Queue#pop and one in Kernel#sleep are
+# (blocked), while two others contend for the GVL.
+check_matrix_blocked() {
+	local t0=$SECONDS e name label tid at s line=
+	start_states threads
+	states_tids
+	run_rbflame blocked 30 --threads -p "$SPID" -s 1 -r 400 \
+		-o "$CT/blocked.folded"
+	expect_rc 0 "rbflame --threads -p PID -s 1 -r 400"
+	assert_collapsed "$CT/blocked.folded" "--threads (states.rb threads)"
+	for e in mx-pop:Thread::Queue#pop mx-sleep:Kernel#sleep; do
+		name=${e%%:*} label=${e#*:}
+		tid=${TID[$name]}
+		at=$(sed -n "s/^at $name //p" "$CT/states.log")
+		[ -n "$at" ] || fail "states.rb did not say where $name is"
+		s="thread $tid \"$name\";$(expand "block in Object#hire {hire-${name#mx-}}");$label ($at);(blocked)"
+		assert_stacks "$CT/blocked.folded" 95 "thread $name (tid $tid)" \
+			--within "thread $tid \"$name\";" "$s"
+		line="$line $label ${SHARE%%$'\n'*},"
+	done
+	printf 'blocked%s' "${line%,}" | sed 's| [0-9]*/[0-9]* = | |g' \
+		>"$CT/../state-blocked"
+	say "  blocked:${line%,} of their samples in their exact stack ending in (blocked) (in $((SECONDS - t0)) s)"
+	stop_states
+}
+
 # ---- --native: native frames woven into the Ruby stacks ---------------------
 
 # ext_headers: the directory under which this Ruby's headers are (RbConfig's
@@ -680,6 +797,8 @@ test_version() {
 	run_check "$tag" matrix-threads check_matrix_threads
 	run_check "$tag" matrix-dump check_matrix_dump
 	run_check "$tag" matrix-vm check_matrix_vm
+	run_check "$tag" matrix-gvl check_matrix_gvl
+	run_check "$tag" matrix-blocked check_matrix_blocked
 	if [ "$tag" = selfbuilt ]; then
 		run_check "$tag" matrix-layout check_matrix_layout
 		run_check "$tag" matrix-debuglink check_matrix_debuglink
@@ -704,6 +823,16 @@ test_version() {
 	else
 		NATIVE_LINES+=("$tag: (none: native-ext failed before profiling)")
 	fi
+	local st states=
+	for st in gvl blocked; do
+		selected "matrix-$st" || continue
+		if [ -s "$T/$tag/state-$st" ]; then
+			states="$states; $(cat "$T/$tag/state-$st")"
+		else
+			states="$states; $st: (none: matrix-$st failed before its figures)"
+		fi
+	done
+	[ -z "$states" ] || STATES+=("$tag: ${states#; }")
 	if ! selected matrix-threads; then
 		:
 	elif [ -s "$T/$tag/profile-line" ]; then
@@ -713,7 +842,7 @@ test_version() {
 	fi
 }
 
-declare -a RESULTS=() PROFILES=() NATIVE_LINES=()
+declare -a RESULTS=() PROFILES=() NATIVE_LINES=() STATES=()
 
 # The host's Ruby first, while the chroots build.
 for v in $VERSIONS; do
@@ -795,6 +924,8 @@ lines() {
 lines "profile lines (thread mx-nested, -s 2 -r 200 --threads):" \
 	"${PROFILES[@]}"
 lines "woven lines (--native, native.rb crunch):" "${NATIVE_LINES[@]}"
+lines "states (states.rb: GVL, blocked):" \
+	"${STATES[@]}"
 read -r -a pats <<<"${MATRIX_CHECKS:-}"
 for p in "${pats[@]}"; do
 	if [ -z "${MATCHED[$p]:-}" ]; then
