@@ -439,6 +439,27 @@ assert_share_re() {
 	SHARE=$out
 }
 
+# share FOLDED REGEX [WITHIN]: "MATCHED TOTAL": the samples of the stacks
+# matching the Perl REGEX, and of all stacks (or of those matching WITHIN).
+share() {
+	RE=$2 WITHIN=${3:-} perl -ne '
+		BEGIN { $re = qr/$ENV{RE}/; $in = qr/$ENV{WITHIN}/; $m = $t = 0 }
+		chomp;
+		next unless /^(.*) (\d+)$/;
+		my ($s, $n) = ($1, $2);
+		next unless $s =~ $in;
+		$t += $n;
+		$m += $n if $s =~ $re;
+		END { print "$m $t\n" }
+	' "$1"
+}
+
+# pct N TOTAL: 100 * N / TOTAL, one decimal (0 when TOTAL is 0).
+pct() {
+	perl -e 'printf "%.1f\n", $ARGV[1] ? 100 * $ARGV[0] / $ARGV[1] : 0' \
+		"$1" "$2"
+}
+
 # qm TEXT: TEXT quoted for a Perl regex.
 qm() {
 	perl -e 'print quotemeta($ARGV[0])' "$1"

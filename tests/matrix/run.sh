@@ -45,6 +45,65 @@
 #                   stack rooted at 'thread CHILD "main"', threads
 #                   stopped (p50 > 0), < 1% of the ticks failed.
 #
+# and the thread states (the leaf pseudo-frames), on
+# tests/matrix/fixtures/states.rb:
+#
+#   matrix-gc       'states.rb gc' collects about half its time. Rounds of
+#                   'rbflame -p PID -s 3 -r RATE', each between two
+#                   SIGUSR1 answers (the collector's milliseconds so far,
+#                   the CPU time), until >= 1000 samples: the share of
+#                   samples ending in (garbage collection) (phase or not)
+#                   within 5 points of the collector's share of the CPU
+#                   time by Ruby's own account, and both (marking) and
+#                   (sweeping) seen. The account is GC.stat(:time) from
+#                   3.1; Ruby 2.7 has no GC.stat(:time), and GC::Profiler's
+#                   total_time (CPU time too, see states.rb) stands in.
+#                   Only rounds where rbflame kept its schedule count (late
+#                   ticks under 5% of the ticks due, as in
+#                   tests/long/gcshare.sh): a late sampler samples as fast
+#                   as it can, which thins the phases that cost more to
+#                   stop. Seen over 76 rounds of 2.7, 3.3 and 3.4 with
+#                   the machine's 2 CPUs saturated by other jobs (load
+#                   6-9): the 20 rounds under 5% late within -1.8..+4.6
+#                   points of Ruby's account; 2 of the 24 with 5-20% late
+#                   beyond 5 points, 13 of the 32 later ones (up to
+#                   +10.1). On schedule 2.7 reads higher than 3.x (mean
+#                   +2.1 against +0.9; single 125 Hz rounds up to +4.8),
+#                   so its margin is the thinner; the cause is not known
+#                   (GC::Profiler's total equals the CPU time spent in
+#                   GC.start; one --nonblocking round read -1.5).
+#                   The first round runs at 500 Hz, the one round a quiet
+#                   machine needs; a late round halves the rate, down to
+#                   125 Hz (375 samples a round), straight to 125 Hz when
+#                   rbflame kept under 375 ticks a second; the rounds on
+#                   schedule add up; no round starts after 20 s. A machine
+#                   too busy to keep 125 Hz fails the check, saying so;
+#                   but first the samples of every round, late ones too,
+#                   must hold the collector and both its phases (lateness
+#                   skews the share by points; it never hides the
+#                   collector): a wrong objspace fails as such however
+#                   busy the machine.
+#   matrix-gvl      'states.rb threads', 'rbflame --threads -p PID -s 3
+#                   -r 500': two spinners contending for the GVL, each
+#                   >= 95% in its exact stack, running or ending in
+#                   (waiting for GVL), and waiting 30-70% of its samples,
+#                   the two shares adding up to 90-110% (at any tick one
+#                   of them holds the GVL). Ruby hands the GVL over every
+#                   100 ms: half each in expectation, but 3 s hold only
+#                   about 30 slices, and on a busy machine a slice
+#                   stretches when its holder is descheduled, so one run
+#                   may drift by several slices; tests/long/gvlshare.sh
+#                   holds 35-65% over 10,000 samples. A reader that
+#                   mistakes the holder or the thread's status gives 0%
+#                   or 100%, or shares that do not add up.
+#   matrix-blocked  the same fixture, 'rbflame --threads -p PID -s 1
+#                   -r 400': the thread in Thread::Queue#pop and the one in
+#                   Kernel#sleep >= 95% in their exact stack ending in
+#                   (blocked), while the spinners contend. Queue#pop's
+#                   location is Ruby's own (Thread#backtrace_locations): a
+#                   C function at its caller's line up to 3.1, a method of
+#                   <internal:thread_sync> from 3.2.
+#
 #   native-ext      --native on the test extension (tests/native/ext),
 #                   built for that Ruby with its headers (the chroot's
 #                   rubyX.Y-dev .deb, fetched once and cached): >= 90% of
@@ -83,7 +142,9 @@
 # refinements became instances of Refinement (@REFINEMENT@ in the specs).
 #
 # Environment: MATRIX_VERSIONS (default "2.7 3.1 3.3 3.4 selfbuilt"), RBFLAME,
-# RBFLAME_CACHE (chroot cache, see scripts/ruby-chroot), KEEP_T=1.
+# RBFLAME_CACHE (chroot cache, see scripts/ruby-chroot), KEEP_T=1,
+# MATRIX_CHECKS (shell patterns of check names, e.g. "matrix-vm native-*":
+# only those run; a pattern that matches no check fails).
 # Exit: 0 all passed, 1 a failure, 77 skipped (not root, outside CI).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/matrix/lib-matrix.sh
@@ -458,6 +519,211 @@ check_matrix_debuglink() {
 	stop_matrix
 }
 
+# ---- thread states: states.rb -------------------------------------------------
+
+# start_states MODE: tests/matrix/fixtures/states.rb in MODE, output in
+# $CT/states.log; sets SPID.
+start_states() {
+	local got
+	FX=states.rb
+	start_fixture states states.rb "$1"
+	SPID=$TPID
+	got=$(sed -n 's/^version //p' "$CT/states.log")
+	[ "$got" = "$RVERSION" ] || fail "states.rb runs Ruby $got, want $RVERSION"
+}
+
+# stop_states: rbflame left the fixture running and untraced; kill it.
+stop_states() {
+	wait_untraced "$SPID" 2
+	alive "$SPID" || fail "states.rb died"
+	kill_fixture "$SPID"
+}
+
+# gc_line N: waits for the Nth 'gc MS CPU' line of 'states.rb gc' (its
+# answer to the Nth SIGUSR1) and prints it.
+gc_line() {
+	local n=500
+	until [ "$(grep -c '^gc ' "$CT/states.log")" -ge "$1" ]; do
+		alive "$SPID" || fail "states.rb gc died"
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || fail "no answer to SIGUSR1 from states.rb gc in 10 s"
+		sleep 0.02
+	done
+	grep '^gc ' "$CT/states.log" | sed -n "${1}p"
+}
+
+# gc_figures FOLDED MS CPU: sets G, T (samples in the collector, all),
+# MARK, SWEEP (those with that phase), PROF and RUBY (the collector's
+# share in the profile, and of CPU seconds CPU by Ruby's MS milliseconds)
+# and OK (1 when they are within 5 points).
+gc_figures() {
+	read -r G T <<<"$(share "$1" \
+		';\(garbage collection\)(;\((marking|sweeping)\))?$')"
+	read -r MARK _ <<<"$(share "$1" ';\(garbage collection\);\(marking\)$')"
+	read -r SWEEP _ <<<"$(share "$1" ';\(garbage collection\);\(sweeping\)$')"
+	read -r PROF RUBY OK <<<"$(perl -e '
+		my ($g, $t, $ms, $cpu) = @ARGV;
+		my $p = $t > 0 ? 100 * $g / $t : 0;
+		my $r = $cpu > 0 ? 100 * $ms / 1000 / $cpu : -100;
+		printf "%.1f %.1f %d\n", $p, $r, abs($p - $r) <= 5;
+	' "$G" "$T" "$2" "$3")"
+}
+
+# matrix-gc: the (garbage collection) share against Ruby's own account.
+check_matrix_gc() {
+	local t0=$SECONDS rate=500 round=0 k=0 kept=0 gc_ms=0 cpu=0
+	local all_ms=0 all_cpu=0 ref g0 c0 g1 c1 sum ticks late
+	local rounds='' late_rounds=''
+	local -a files=() all=()
+	start_states gc
+	ref=$(sed -n 's/^reference //p' "$CT/states.log")
+	[ -n "$ref" ] || fail "states.rb gc named no reference"
+	while [ $((SECONDS - t0)) -lt 20 ]; do
+		round=$((round + 1))
+		kill -USR1 "$SPID"
+		k=$((k + 1))
+		read -r _ g0 c0 <<<"$(gc_line $k)"
+		run_rbflame "gc$round" 30 -p "$SPID" -s 3 -r "$rate" \
+			-o "$CT/gc$round.folded"
+		kill -USR1 "$SPID"
+		k=$((k + 1))
+		read -r _ g1 c1 <<<"$(gc_line $k)"
+		expect_rc 0 "rbflame -p PID -s 3 -r $rate (round $round)"
+		all+=("$CT/gc$round.folded")
+		all_ms=$((all_ms + g1 - g0))
+		all_cpu=$(perl -e 'print $ARGV[0] + $ARGV[2] - $ARGV[1]' \
+			"$all_cpu" "$c0" "$c1")
+		sum=$(tail -n 1 "$CT/gc$round.err")
+		read -r ticks late <<<"$(printf '%s\n' "$sum" |
+			sed -n 's/.*(\([0-9]*\) ticks at [^)]*), \([0-9]*\) late ticks.*/\1 \2/p')"
+		[ -n "$late" ] || fail "no tick counts on the summary line: $sum"
+		if [ $((late * 20)) -gt $((ticks + late)) ]; then
+			late_rounds="$late_rounds $rate Hz: $late of $((ticks + late)) ticks late;"
+			# Half the rate; 125 Hz at once when rbflame kept under
+			# 375 ticks a second, too few to keep 250 with a margin.
+			if [ "$rate" -gt 250 ] && [ "$ticks" -ge 1125 ]; then
+				rate=250
+			else
+				rate=125
+			fi
+		else
+			rounds="$rounds $rate Hz,"
+			gc_ms=$((gc_ms + g1 - g0))
+			cpu=$(perl -e 'print $ARGV[0] + $ARGV[2] - $ARGV[1]' \
+				"$cpu" "$c0" "$c1")
+			files+=("$CT/gc$round.folded")
+			cat "${files[@]}" >"$CT/gc.folded"
+			read -r _ kept <<<"$(share "$CT/gc.folded" '')"
+			[ "$kept" -lt 1000 ] || break
+		fi
+	done
+	# Every round, late ones too: lateness skews the share by points
+	# (see above), it never hides the collector or one of its phases.
+	cat "${all[@]}" >"$CT/all.folded"
+	gc_figures "$CT/all.folded" "$all_ms" "$all_cpu"
+	if [ "$G" = 0 ]; then
+		printf 'GC %s%% vs %s %s%%' "$PROF" "$ref" "$RUBY" \
+			>"$CT/../state-gc"
+		fail "no sample in the collector in $round round(s), $T" \
+			"samples; $ref gives it $RUBY% of $(printf '%.2f' "$all_cpu") s CPU"
+	fi
+	if [ "$MARK" = 0 ] || [ "$SWEEP" = 0 ]; then
+		fail "GC phases in $round round(s): $MARK samples marking," \
+			"$SWEEP sweeping of $G in the collector; want both"
+	fi
+	if [ "$kept" -lt 1000 ]; then
+		printf 'GC: no verdict (rbflame late, load %s)' \
+			"$(cut -d' ' -f1 /proc/loadavg)" >"$CT/../state-gc"
+		fail "only $kept samples from rounds where rbflame kept its" \
+			"schedule, want 1000 (late rounds:$late_rounds load" \
+			"$(cut -d' ' -f1-3 /proc/loadavg)): the machine is too" \
+			"busy to sample even 125 Hz on time, and a late sampler" \
+			"skews the GC share (every round: $PROF% against $RUBY%)"
+	fi
+	gc_figures "$CT/gc.folded" "$gc_ms" "$cpu"
+	printf 'GC %s%% vs %s %s%%' "$PROF" "$ref" "$RUBY" >"$CT/../state-gc"
+	say "  gc: (garbage collection) $G/$T samples = $PROF% (marking" \
+		"$(pct "$MARK" "$T")%, sweeping $(pct "$SWEEP" "$T")%); $ref:" \
+		"$gc_ms ms of $(printf '%.2f' "$cpu") s CPU = $RUBY% (want" \
+		"within 5 points); 3 s rounds counted:${rounds%,}${late_rounds:+; late:${late_rounds%;}}" \
+		"(in $((SECONDS - t0)) s)"
+	[ "$OK" = 1 ] || fail "GC share $PROF% in the profile, $RUBY% by $ref"
+	stop_states
+}
+
+# states_tids: TID[NAME] for the threads of 'states.rb threads'.
+states_tids() {
+	local name
+	for name in mx-spin-a mx-spin-b mx-pop mx-sleep; do
+		TID[$name]=$(task_named "$SPID" "$name")
+	done
+}
+
+# matrix-gvl: two spinners, each waiting for the GVL about half the time.
+check_matrix_gvl() {
+	local t0=$SECONDS name tid s n tot p sum=0 line=
+	start_states threads
+	states_tids
+	run_rbflame gvl 30 --threads -p "$SPID" -s 3 -r 500 \
+		-o "$CT/gvl.folded"
+	expect_rc 0 "rbflame --threads -p PID -s 3 -r 500"
+	assert_collapsed "$CT/gvl.folded" "--threads (states.rb threads)"
+	s=$(expand 'block in Object#hire {hire-spin};Object#spin {spin}')
+	for name in mx-spin-a mx-spin-b; do
+		tid=${TID[$name]}
+		assert_stacks "$CT/gvl.folded" 95 "thread $name (tid $tid)" \
+			--within "thread $tid \"$name\";" \
+			"thread $tid \"$name\";$s@GC?@" \
+			"thread $tid \"$name\";$s;(waiting for GVL)"
+		read -r n tot <<<"$(share "$CT/gvl.folded" \
+			';\(waiting for GVL\)$' "^thread $tid \"")"
+		[ "$tot" -ge 100 ] ||
+			fail "thread $name: only $tot samples, want >= 100"
+		p=$(pct "$n" "$tot")
+		line="$line $name $n/$tot = $p%,"
+		perl -e 'exit !($ARGV[0] >= 30 && $ARGV[0] <= 70)' "$p" ||
+			fail "thread $name waits for the GVL $p% of its samples" \
+				"($n/$tot), want 30-70%"
+		sum=$(perl -e 'print $ARGV[0] + $ARGV[1]' "$sum" "$p")
+	done
+	printf 'GVL waiting%s' "${line%,}" | sed 's| [0-9]*/[0-9]* = | |g' \
+		>"$CT/../state-gvl"
+	say "  gvl: waiting for the GVL:${line%,}; together $sum% (want" \
+		"30-70% each, 90-110% together);" \
+		"$(sed -n 's/.* (\([0-9]* ticks at [^)]*\)), \([0-9]*\) late.*/\1, \2 late/p' "$CT/gvl.err")" \
+		"(in $((SECONDS - t0)) s)"
+	perl -e 'exit !($ARGV[0] >= 90 && $ARGV[0] <= 110)' "$sum" ||
+		fail "the spinners wait for the GVL $sum% together, want 90-110%:" \
+			"one of them holds it at any tick"
+	stop_states
+}
+
+# matrix-blocked: a thread in Thread::Queue#pop and one in Kernel#sleep are
+# (blocked), while two others contend for the GVL.
+check_matrix_blocked() {
+	local t0=$SECONDS e name label tid at s line=
+	start_states threads
+	states_tids
+	run_rbflame blocked 30 --threads -p "$SPID" -s 1 -r 400 \
+		-o "$CT/blocked.folded"
+	expect_rc 0 "rbflame --threads -p PID -s 1 -r 400"
+	assert_collapsed "$CT/blocked.folded" "--threads (states.rb threads)"
+	for e in mx-pop:Thread::Queue#pop mx-sleep:Kernel#sleep; do
+		name=${e%%:*} label=${e#*:}
+		tid=${TID[$name]}
+		at=$(sed -n "s/^at $name //p" "$CT/states.log")
+		[ -n "$at" ] || fail "states.rb did not say where $name is"
+		s="thread $tid \"$name\";$(expand "block in Object#hire {hire-${name#mx-}}");$label ($at);(blocked)"
+		assert_stacks "$CT/blocked.folded" 95 "thread $name (tid $tid)" \
+			--within "thread $tid \"$name\";" "$s"
+		line="$line $label ${SHARE%%$'\n'*},"
+	done
+	printf 'blocked%s' "${line%,}" | sed 's| [0-9]*/[0-9]* = | |g' \
+		>"$CT/../state-blocked"
+	say "  blocked:${line%,} of their samples in their exact stack ending in (blocked) (in $((SECONDS - t0)) s)"
+	stop_states
+}
+
 # ---- --native: native frames woven into the Ruby stacks ---------------------
 
 # ext_headers: the directory under which this Ruby's headers are (RbConfig's
@@ -628,6 +894,8 @@ FAILED=
 run_check() {
 	local v=$1 name=$2 rc=0
 	shift 2
+	selected "$name" || return 0
+	[ -z "$SELECTED_BY" ] || MATCHED[$SELECTED_BY]=1
 	(
 		CT=$T/$v/$name
 		mkdir -p "$CT"
@@ -645,6 +913,27 @@ run_check() {
 		FAILED="$FAILED $v:$name"
 	fi
 	return 0
+}
+
+# selected NAME: the check NAME is one MATRIX_CHECKS asks for (all when
+# unset); SELECTED_BY is the pattern that matched. run_check records the
+# patterns of the checks it ran in MATCHED.
+declare -A MATCHED=()
+SELECTED_BY=
+selected() {
+	local p
+	local -a pats
+	SELECTED_BY=
+	[ -n "${MATRIX_CHECKS:-}" ] || return 0
+	read -r -a pats <<<"$MATRIX_CHECKS"
+	for p in "${pats[@]}"; do
+		# shellcheck disable=SC2053 # a pattern, on purpose
+		if [[ $1 == $p ]]; then
+			SELECTED_BY=$p
+			return 0
+		fi
+	done
+	return 1
 }
 
 # Ruby's own Integer#times location, and the rule it must follow.
@@ -703,6 +992,9 @@ test_version() {
 	run_check "$tag" matrix-dump check_matrix_dump
 	run_check "$tag" matrix-vm check_matrix_vm
 	run_check "$tag" matrix-forked check_matrix_forked
+	run_check "$tag" matrix-gc check_matrix_gc
+	run_check "$tag" matrix-gvl check_matrix_gvl
+	run_check "$tag" matrix-blocked check_matrix_blocked
 	if [ "$tag" = selfbuilt ]; then
 		run_check "$tag" matrix-layout check_matrix_layout
 		run_check "$tag" matrix-debuglink check_matrix_debuglink
@@ -720,21 +1012,33 @@ test_version() {
 			"${args[@]}" "${spec[@]:1}"
 	done
 	RESULTS+=("$tag: $((NPASS - pass0))/$((NPASS - pass0 + NFAIL - fail0)) checks passed in $(elapsed "$t0") s, $RDESC [$where]")
-	if [ "$tag" = selfbuilt ]; then
+	if [ "$tag" = selfbuilt ] || ! selected native-ext; then
 		:
 	elif [ -s "$T/$tag/native-line" ]; then
 		NATIVE_LINES+=("$tag: $(cat "$T/$tag/native-line")")
 	else
 		NATIVE_LINES+=("$tag: (none: native-ext failed before profiling)")
 	fi
-	if [ -s "$T/$tag/profile-line" ]; then
+	local st states=
+	for st in gc gvl blocked; do
+		selected "matrix-$st" || continue
+		if [ -s "$T/$tag/state-$st" ]; then
+			states="$states; $(cat "$T/$tag/state-$st")"
+		else
+			states="$states; $st: (none: matrix-$st failed before its figures)"
+		fi
+	done
+	[ -z "$states" ] || STATES+=("$tag: ${states#; }")
+	if ! selected matrix-threads; then
+		:
+	elif [ -s "$T/$tag/profile-line" ]; then
 		PROFILES+=("$tag: $(cat "$T/$tag/profile-line")")
 	else
 		PROFILES+=("$tag: (none: matrix-threads failed before profiling)")
 	fi
 }
 
-declare -a RESULTS=() PROFILES=() NATIVE_LINES=()
+declare -a RESULTS=() PROFILES=() NATIVE_LINES=() STATES=()
 
 # The host's Ruby first, while the chroots build.
 for v in $VERSIONS; do
@@ -804,16 +1108,30 @@ say "summary ($(elapsed "$T0") s in all):"
 for r in "${RESULTS[@]}"; do
 	say "  $r"
 done
-say "profile lines (thread mx-nested, -s 2 -r 200 --threads):"
-for r in "${PROFILES[@]}"; do
-	say "  $r"
-done
-say "woven lines (--native, native.rb crunch):"
-for r in "${NATIVE_LINES[@]}"; do
-	say "  $r"
+# lines TITLE LINE...: a titled list of the summary, when not empty.
+lines() {
+	[ $# -gt 1 ] || return 0
+	say "$1"
+	shift
+	for r; do
+		say "  $r"
+	done
+}
+lines "profile lines (thread mx-nested, -s 2 -r 200 --threads):" \
+	"${PROFILES[@]}"
+lines "woven lines (--native, native.rb crunch):" "${NATIVE_LINES[@]}"
+lines "states (states.rb: GC share vs Ruby's account, GVL, blocked):" \
+	"${STATES[@]}"
+read -r -a pats <<<"${MATRIX_CHECKS:-}"
+for p in "${pats[@]}"; do
+	if [ -z "${MATCHED[$p]:-}" ]; then
+		say "MATRIX_CHECKS: '$p' matches no check"
+		NFAIL=$((NFAIL + 1))
+		FAILED="$FAILED MATRIX_CHECKS:$p"
+	fi
 done
 if [ "$NFAIL" != 0 ]; then
 	say "FAIL: $NFAIL check(s) failed:$FAILED"
 	exit 1
 fi
-say "PASS: $NPASS checks on $VERSIONS"
+say "PASS: $NPASS checks on $VERSIONS${MATRIX_CHECKS:+ (MATRIX_CHECKS: $MATRIX_CHECKS)}"
