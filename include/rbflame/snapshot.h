@@ -19,7 +19,6 @@
 #include <sys/user.h>
 
 struct mem;
-struct ruby_vm;
 
 /* Bound on the bytes a recorder keeps and a snapshot may hold. */
 #define SNAPSHOT_MAX_BYTES (64u << 20)
@@ -39,7 +38,7 @@ struct snapshot_regs {
 struct snapshot_meta {
 	pid_t pid;
 	uint64_t captured_ns;	/* CLOCK_REALTIME at capture, 0 unknown */
-	/* The struct ruby_vm fields. */
+	/* The Ruby VM: struct ruby_vm's fields (ruby_vm_meta.h). */
 	char ruby_layout[32];	/* the layout's version ("3.1.2") */
 	char ruby_version[32];	/* ruby_version of the process */
 	char ruby_description[160];
@@ -97,16 +96,5 @@ struct mem *snapshot_from_buffer(const void *buf, size_t len,
 
 /** Frees what snapshot_load() allocated in meta and clears it. */
 void snapshot_meta_free(struct snapshot_meta *meta);
-
-/** Copies the fields of vm into meta (not pid, maps, regs, time). */
-void snapshot_meta_set_vm(struct snapshot_meta *meta, const struct ruby_vm *vm);
-
-/**
- * Rebuilds a struct ruby_vm from meta, choosing the layout whose "X.Y"
- * matches meta's layout (or Ruby version) among ruby_layouts[]. 0, or -1
- * with errno ENOTSUP when no layout matches (vm->version then says what
- * the snapshot holds).
- */
-int snapshot_meta_get_vm(const struct snapshot_meta *meta, struct ruby_vm *vm);
 
 #endif

@@ -21,6 +21,7 @@
 #include "rbflame/mem.h"
 #include "rbflame/ruby.h"
 #include "rbflame/ruby_layout.h"
+#include "rbflame/ruby_vm_meta.h"
 #include "rbflame/snapshot.h"
 #include "rbflame/xmalloc.h"
 
@@ -662,7 +663,7 @@ exercise(struct mem *m, struct snapshot_meta *meta)
 	{
 		struct ruby_vm vm;
 
-		if (snapshot_meta_get_vm(meta, &vm) == 0)
+		if (ruby_vm_meta_get(meta, &vm) == 0)
 			ck_assert_ptr_nonnull(vm.layout);
 	}
 }
@@ -762,9 +763,9 @@ START_TEST(test_meta_vm)
 	vm.symbols = 0x5678;
 	vm.vm_from_export = true;
 	memset(&meta, 0, sizeof(meta));
-	snapshot_meta_set_vm(&meta, &vm);
+	ruby_vm_meta_set(&meta, &vm);
 	ck_assert_str_eq(meta.ruby_layout, "3.1.2");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), 0);
 	ck_assert_ptr_eq(back.layout, vm.layout);
 	ck_assert(back.generated_exact);
 	ck_assert_str_eq(back.version, "3.1.2");
@@ -775,27 +776,27 @@ START_TEST(test_meta_vm)
 
 	/* Another patch release of a known minor finds the nearest. */
 	strcpy(meta.ruby_layout, "3.4.99");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), 0);
 	ck_assert_ptr_eq(back.layout, ruby_layout_find("3.4", NULL));
 	ck_assert(!back.generated_exact);
 	/* Without a layout name, the Ruby version decides. */
 	meta.ruby_layout[0] = '\0';
 	strcpy(meta.ruby_version, "2.7.4");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), 0);
 	ck_assert_ptr_eq(back.layout, ruby_layout_find("2.7.4", NULL));
 	ck_assert_str_eq(back.layout->version, "2.7.4");
 	strcpy(meta.ruby_version, "9.9.0");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
 	ck_assert_str_eq(back.version, "9.9.0");
 	strcpy(meta.ruby_version, "3.10");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
 	strcpy(meta.ruby_version, "three");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
 	meta.ruby_version[0] = '\0';
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOENT);
 }
 END_TEST
@@ -884,7 +885,7 @@ START_TEST(test_ruby31_frames)
 	ck_assert_ptr_nonnull(meta.maps);
 	ck_assert_ptr_nonnull(strstr(meta.maps, "libruby-3.1"));
 	ck_assert_uint_eq(meta.nregs, 6);
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &vm), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &vm), 0);
 	ck_assert_str_eq(vm.layout->version, "3.1.2");
 
 	r = ruby_reader_create(&vm, m);
@@ -986,7 +987,7 @@ START_TEST(test_ruby31_damaged)
 		m = snapshot_from_buffer(copy, len, &meta);
 		if (!m)
 			continue;	/* hit a region header */
-		if (snapshot_meta_get_vm(&meta, &vm) == 0) {
+		if (ruby_vm_meta_get(&meta, &vm) == 0) {
 			r = ruby_reader_create(&vm, m);
 			n = ruby_read_stacks(r, stacks, 16);
 			ck_assert_int_le(n, 16);
