@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "rbflame/buf.h"
 #include "rbflame/mem.h"
 #include "rbflame/snapshot.h"
 #include "rbflame/xmalloc.h"
@@ -262,53 +263,12 @@ snapshot_recorder_stats(struct mem *m, struct snapshot_recorder_stats *out)
 
 /* ---- the writer ------------------------------------------------------ */
 
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-};
-
 static void
-buf_put(struct buf *b, const void *data, size_t len)
+put_section(struct buf *b, uint32_t type, uint64_t len)
 {
-	b->p = xgrowarray(b->p, &b->cap, b->len + len, 1);
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void
-buf_u16(struct buf *b, uint16_t v)
-{
-	unsigned char le[2] = { v, v >> 8 };
-
-	buf_put(b, le, sizeof(le));
-}
-
-static void
-buf_u32(struct buf *b, uint32_t v)
-{
-	unsigned char le[4];
-
-	for (int i = 0; i < 4; i++)
-		le[i] = v >> (8 * i);
-	buf_put(b, le, sizeof(le));
-}
-
-static void
-buf_u64(struct buf *b, uint64_t v)
-{
-	unsigned char le[8];
-
-	for (int i = 0; i < 8; i++)
-		le[i] = v >> (8 * i);
-	buf_put(b, le, sizeof(le));
-}
-
-static void
-buf_section(struct buf *b, uint32_t type, uint64_t len)
-{
-	buf_u32(b, type);
-	buf_u32(b, 0);
-	buf_u64(b, len);
+	buf_put_u32(b, type);
+	buf_put_u32(b, 0);
+	buf_put_u64(b, len);
 }
 
 static void
@@ -318,9 +278,9 @@ meta_pair(struct buf *b, uint32_t *count, const char *key, const char *val)
 
 	if (vl > MAX_VAL_LEN)
 		vl = MAX_VAL_LEN;
-	buf_u16(b, strlen(key));
+	buf_put_u16(b, strlen(key));
 	buf_put(b, key, strlen(key));
-	buf_u32(b, vl);
+	buf_put_u32(b, vl);
 	buf_put(b, val, vl);
 	(*count)++;
 }
@@ -356,10 +316,10 @@ meta_section(struct buf *out, const struct snapshot_meta *meta)
 	snprintf(num, sizeof(num), "%u", meta->ruby_pthread_tid_off);
 	meta_pair(&b, &count, "ruby_pthread_tid_off", num);
 
-	buf_section(out, SEC_META, 4 + b.len);
-	buf_u32(out, count);
+	put_section(out, SEC_META, 4 + b.len);
+	buf_put_u32(out, count);
 	buf_put(out, b.p, b.len);
-	free(b.p);
+	buf_free(&b);
 }
 
 static void
@@ -367,12 +327,12 @@ regs_section(struct buf *out, const struct snapshot_meta *meta)
 {
 	size_t rs = sizeof(struct user_regs_struct);
 
-	buf_section(out, SEC_REGS, 8 + meta->nregs * (8 + rs));
-	buf_u32(out, meta->nregs);
-	buf_u32(out, rs);
+	put_section(out, SEC_REGS, 8 + meta->nregs * (8 + rs));
+	buf_put_u32(out, meta->nregs);
+	buf_put_u32(out, rs);
 	for (size_t i = 0; i < meta->nregs; i++) {
-		buf_u32(out, (uint32_t)meta->regs[i].tid);
-		buf_u32(out, 0);
+		buf_put_u32(out, (uint32_t)meta->regs[i].tid);
+		buf_put_u32(out, 0);
 		buf_put(out, &meta->regs[i].regs, rs);
 	}
 }
@@ -423,19 +383,19 @@ snapshot_save(struct mem *recorder, const struct snapshot_meta *meta,
 		nsections++;
 
 	buf_put(&head, MAGIC, MAGIC_LEN);
-	buf_u32(&head, FORMAT_VERSION);
-	buf_u32(&head, 0);
-	buf_u32(&head, nsections);
+	buf_put_u32(&head, FORMAT_VERSION);
+	buf_put_u32(&head, 0);
+	buf_put_u32(&head, nsections);
 	meta_section(&head, meta);
 	if (mapslen) {
-		buf_section(&head, SEC_MAPS, mapslen);
+		put_section(&head, SEC_MAPS, mapslen);
 		buf_put(&head, meta->maps, mapslen);
 	}
 	if (meta->nregs)
 		regs_section(&head, meta);
-	buf_section(&head, SEC_MEMORY, memlen);
-	buf_u32(&head, rec->n);
-	buf_u32(&head, 0);
+	put_section(&head, SEC_MEMORY, memlen);
+	buf_put_u32(&head, rec->n);
+	buf_put_u32(&head, 0);
 
 	/* Write beside the destination and rename: a reader never sees half
 	 * a snapshot. mkstemp's 0600 suits a copy of another process's
@@ -447,14 +407,11 @@ snapshot_save(struct mem *recorder, const struct snapshot_meta *meta,
 	if (write_all(fd, head.p, head.len) < 0)
 		goto out_unlink;
 	for (size_t i = 0; i < rec->n; i++) {
-		struct buf rh = { 0 };
-		int rc;
-
-		buf_u64(&rh, rec->r[i].addr);
-		buf_u64(&rh, rec->r[i].len);
-		rc = write_all(fd, rh.p, rh.len);
-		free(rh.p);
-		if (rc < 0 || write_all(fd, rec->r[i].data, rec->r[i].len) < 0)
+		buf_reset(&head);
+		buf_put_u64(&head, rec->r[i].addr);
+		buf_put_u64(&head, rec->r[i].len);
+		if (write_all(fd, head.p, head.len) < 0 ||
+		    write_all(fd, rec->r[i].data, rec->r[i].len) < 0)
 			goto out_unlink;
 	}
 	if (fsync(fd) < 0 || close(fd) < 0) {
@@ -465,7 +422,7 @@ snapshot_save(struct mem *recorder, const struct snapshot_meta *meta,
 	if (rename(tmp, path) < 0)
 		goto out_unlink;
 	free(tmp);
-	free(head.p);
+	buf_free(&head);
 	return 0;
 
 out_unlink:
@@ -477,7 +434,7 @@ out_unlink:
 out_err:
 	err = errno;
 	free(tmp);
-	free(head.p);
+	buf_free(&head);
 	errno = err;
 	return -1;
 }
@@ -560,64 +517,6 @@ static const struct mem_ops snap_ops = {
 	.destroy = snap_destroy,
 };
 
-/* A cursor over untrusted bytes: every get fails rather than overrun. */
-struct cur {
-	const unsigned char *p;
-	size_t left;
-};
-
-static int
-get_bytes(struct cur *c, const unsigned char **out, uint64_t len)
-{
-	if (len > c->left)
-		return -1;
-	*out = c->p;
-	c->p += len;
-	c->left -= len;
-	return 0;
-}
-
-static int
-get_le(struct cur *c, int size, uint64_t *out)
-{
-	const unsigned char *p;
-
-	if (get_bytes(c, &p, size) < 0)
-		return -1;
-	*out = 0;
-	for (int i = size - 1; i >= 0; i--)
-		*out = *out << 8 | p[i];
-	return 0;
-}
-
-static int
-get_u16(struct cur *c, uint32_t *out)
-{
-	uint64_t v;
-
-	if (get_le(c, 2, &v) < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int
-get_u32(struct cur *c, uint32_t *out)
-{
-	uint64_t v;
-
-	if (get_le(c, 4, &v) < 0)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static int
-get_u64(struct cur *c, uint64_t *out)
-{
-	return get_le(c, 8, out);
-}
-
 /* Strict numbers: all digits, no sign, no overflow. */
 static int
 parse_u64(const unsigned char *s, size_t len, uint64_t max, uint64_t *out)
@@ -668,11 +567,11 @@ key_is(const unsigned char *key, uint32_t klen, const char *name)
 }
 
 static int
-parse_meta(struct cur *c, struct snapshot_meta *meta)
+parse_meta(struct bufr *c, struct snapshot_meta *meta)
 {
-	uint32_t count;
+	uint32_t count = bufr_get_u32(c);
 
-	if (get_u32(c, &count) < 0 || count > MAX_META_PAIRS)
+	if (c->bad || count > MAX_META_PAIRS)
 		return -1;
 	for (uint32_t i = 0; i < count; i++) {
 		const unsigned char *key, *val;
@@ -680,10 +579,15 @@ parse_meta(struct cur *c, struct snapshot_meta *meta)
 		uint64_t v = 0;
 		int rc = 0;
 
-		if (get_u16(c, &klen) < 0 || klen == 0 || klen > MAX_KEY_LEN ||
-		    get_bytes(c, &key, klen) < 0 || memchr(key, 0, klen) ||
-		    get_u32(c, &vlen) < 0 || vlen > MAX_VAL_LEN ||
-		    get_bytes(c, &val, vlen) < 0 || memchr(val, 0, vlen))
+		klen = bufr_get_u16(c);
+		if (klen == 0 || klen > MAX_KEY_LEN)
+			return -1;
+		key = bufr_get_bytes(c, klen);
+		vlen = bufr_get_u32(c);
+		if (vlen > MAX_VAL_LEN)
+			return -1;
+		val = bufr_get_bytes(c, vlen);
+		if (!key || !val || memchr(key, 0, klen) || memchr(val, 0, vlen))
 			return -1;
 		if (key_is(key, klen, "pid")) {
 			rc = parse_u64(val, vlen, INT_MAX, &v);
@@ -719,38 +623,40 @@ parse_meta(struct cur *c, struct snapshot_meta *meta)
 }
 
 static int
-parse_maps(struct cur *c, struct snapshot_meta *meta)
+parse_maps(struct bufr *c, struct snapshot_meta *meta)
 {
+	size_t len = bufr_left(c);
 	const unsigned char *p;
-	size_t len = c->left;
 
-	if (len > MAX_MAPS_LEN || get_bytes(c, &p, len) < 0 ||
-	    memchr(p, 0, len))
+	if (len > MAX_MAPS_LEN)
+		return -1;
+	p = bufr_get_bytes(c, len);
+	if (!p || memchr(p, 0, len))
 		return -1;
 	meta->maps = xstrndup((const char *)p, len);
 	return 0;
 }
 
 static int
-parse_regs(struct cur *c, struct snapshot_meta *meta)
+parse_regs(struct bufr *c, struct snapshot_meta *meta)
 {
 	size_t rs = sizeof(struct user_regs_struct);
-	uint32_t count, size;
+	uint32_t count = bufr_get_u32(c), size = bufr_get_u32(c);
 
-	if (get_u32(c, &count) < 0 || get_u32(c, &size) < 0 ||
-	    count > MAX_REGS || size != rs ||
-	    (uint64_t)count * (8 + rs) != c->left)
+	if (c->bad || count > MAX_REGS || size != rs ||
+	    (uint64_t)count * (8 + rs) != bufr_left(c))
 		return -1;
 	if (count == 0)
 		return 0;
 	meta->regs = xcalloc(count, sizeof(*meta->regs));
 	meta->nregs = count;
 	for (uint32_t i = 0; i < count; i++) {
+		uint32_t tid = bufr_get_u32(c);
 		const unsigned char *p;
-		uint32_t tid, reserved;
 
-		if (get_u32(c, &tid) < 0 || get_u32(c, &reserved) < 0 ||
-		    get_bytes(c, &p, rs) < 0 || tid > INT_MAX)
+		(void)bufr_get_u32(c);	/* reserved */
+		p = bufr_get_bytes(c, rs);
+		if (!p || tid > INT_MAX)
 			return -1;
 		meta->regs[i].tid = (pid_t)tid;
 		memcpy(&meta->regs[i].regs, p, rs);
@@ -759,23 +665,26 @@ parse_regs(struct cur *c, struct snapshot_meta *meta)
 }
 
 static int
-parse_memory(struct cur *c, struct snap *s)
+parse_memory(struct bufr *c, struct snap *s)
 {
 	uint64_t total = 0, prev_end = 0;
-	uint32_t count, reserved;
+	uint32_t count = bufr_get_u32(c);
 
-	if (get_u32(c, &count) < 0 || get_u32(c, &reserved) < 0 ||
-	    count > MAX_REGIONS || count > c->left / 17)
+	(void)bufr_get_u32(c);	/* reserved */
+	if (c->bad || count > MAX_REGIONS || count > bufr_left(c) / 17)
 		return -1;
 	s->r = count ? xcalloc(count, sizeof(*s->r)) : NULL;
 	for (uint32_t i = 0; i < count; i++) {
 		struct snap_region *r = &s->r[i];
 
-		if (get_u64(c, &r->addr) < 0 || get_u64(c, &r->len) < 0 ||
-		    r->len == 0 || r->len > SNAPSHOT_MAX_BYTES ||
+		r->addr = bufr_get_u64(c);
+		r->len = bufr_get_u64(c);
+		if (c->bad || r->len == 0 || r->len > SNAPSHOT_MAX_BYTES ||
 		    r->addr + r->len <= r->addr ||
-		    (i > 0 && r->addr < prev_end) ||
-		    get_bytes(c, &r->data, r->len) < 0)
+		    (i > 0 && r->addr < prev_end))
+			return -1;
+		r->data = bufr_get_bytes(c, r->len);
+		if (!r->data)
 			return -1;
 		total += r->len;
 		if (total > SNAPSHOT_MAX_BYTES)
@@ -783,33 +692,35 @@ parse_memory(struct cur *c, struct snap *s)
 		prev_end = r->addr + r->len;
 	}
 	s->n = count;
-	return c->left == 0 ? 0 : -1;
+	return bufr_left(c) == 0 ? 0 : -1;
 }
 
 static int
 parse(struct snap *s, size_t len, struct snapshot_meta *meta)
 {
-	struct cur c = { s->file, len };
+	struct bufr c;
 	const unsigned char *magic;
-	uint32_t version, flags, nsections;
+	uint32_t version, nsections;
 	unsigned seen = 0;
 
-	if (get_bytes(&c, &magic, MAGIC_LEN) < 0 ||
-	    memcmp(magic, MAGIC, MAGIC_LEN) || get_u32(&c, &version) < 0 ||
-	    version != FORMAT_VERSION || get_u32(&c, &flags) < 0 ||
-	    get_u32(&c, &nsections) < 0 || nsections > MAX_SECTIONS)
+	bufr_init(&c, s->file, len);
+	magic = bufr_get_bytes(&c, MAGIC_LEN);
+	if (!magic || memcmp(magic, MAGIC, MAGIC_LEN))
+		return -1;
+	version = bufr_get_u32(&c);
+	(void)bufr_get_u32(&c);	/* flags: unknown bits are ignored */
+	nsections = bufr_get_u32(&c);
+	if (c.bad || version != FORMAT_VERSION || nsections > MAX_SECTIONS)
 		return -1;
 	for (uint32_t i = 0; i < nsections; i++) {
-		uint32_t type, reserved;
-		uint64_t slen;
-		struct cur sc;
+		uint32_t type = bufr_get_u32(&c);
+		struct bufr sc;
 		int rc;
 
-		if (get_u32(&c, &type) < 0 || get_u32(&c, &reserved) < 0 ||
-		    get_u64(&c, &slen) < 0 ||
-		    get_bytes(&c, &sc.p, slen) < 0)
+		(void)bufr_get_u32(&c);	/* reserved */
+		bufr_sub(&c, bufr_get_u64(&c), &sc);
+		if (c.bad)
 			return -1;
-		sc.left = slen;
 		if (type >= SEC_META && type <= SEC_MEMORY) {
 			if (seen & (1u << type))
 				return -1;
@@ -831,10 +742,10 @@ parse(struct snap *s, size_t len, struct snapshot_meta *meta)
 		default:
 			continue;	/* a newer section: skip it */
 		}
-		if (rc < 0 || sc.left != 0)
+		if (rc < 0 || bufr_left(&sc) != 0)
 			return -1;
 	}
-	if (c.left != 0 || !(seen & (1u << SEC_MEMORY)))
+	if (bufr_left(&c) != 0 || !(seen & (1u << SEC_MEMORY)))
 		return -1;
 	return 0;
 }
