@@ -72,6 +72,21 @@ struct mem *snapshot_recorder_create(struct mem *inner);
 /** Fills out for a recorder: 0, or -1 with EINVAL if m is no recorder. */
 int snapshot_recorder_stats(struct mem *m, struct snapshot_recorder_stats *out);
 
+/** A run of recorded bytes: len bytes at addr. */
+struct snapshot_region {
+	uint64_t addr;
+	uint64_t len;
+	const unsigned char *data;
+};
+
+/**
+ * The i-th region a recorder kept, in address order (regions neither
+ * overlap nor touch; data is the recorder's, valid until its next read):
+ * 0, or -1 with errno EINVAL if m is no recorder, ENOENT past the last.
+ */
+int snapshot_recorder_region(struct mem *m, size_t i,
+			     struct snapshot_region *out);
+
 /**
  * Writes what recorder kept, with meta, to path (replaced atomically).
  * 0, or -1 with errno (EINVAL: not a recorder or meta out of bounds).

@@ -128,6 +128,23 @@ START_TEST(test_round_trip)
 	ck_assert_uint_eq(rs.dropped, 0);
 	ck_assert_int_eq(snapshot_recorder_stats(live, &rs), -1);
 	ck_assert_int_eq(errno, EINVAL);
+	/* Its regions, as the writer sees them: sorted, apart, all bytes. */
+	{
+		struct snapshot_region r;
+		uint64_t sum = 0, end = 0;
+		size_t i;
+
+		for (i = 0; snapshot_recorder_region(rec, i, &r) == 0; i++) {
+			ck_assert(i == 0 || r.addr > end);
+			end = r.addr + r.len;
+			sum += r.len;
+		}
+		ck_assert_int_eq(errno, ENOENT);
+		ck_assert_uint_eq(i, rs.regions);
+		ck_assert_uint_eq(sum, rs.bytes);
+		ck_assert_int_eq(snapshot_recorder_region(live, 0, &r), -1);
+		ck_assert_int_eq(errno, EINVAL);
+	}
 
 	make_tmpdir();
 	path = xasprintf("%s/self.snap", tmpdir);
