@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "rbflame/options.h"
-#include "rbflame/output.h"
 
 const char options_help[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
@@ -273,9 +272,9 @@ int
 options_format_set(struct options_outputs *os, const char *name, char *err,
 		   size_t errlen)
 {
-	if (!output_find(name)) {
+	if (!os->formats->known(name)) {
 		options_fail(err, errlen, "unknown format '%s': choose one of: %s",
-		     name, output_names());
+		     name, os->formats->names());
 		return -1;
 	}
 	os->last_format = name;
@@ -295,7 +294,7 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 		return 0;
 	}
 	for (size_t i = 0; i < os->n; i++) {
-		const struct output_ops *by_name;
+		const char *by_name;
 
 		if (os->v[i].format)
 			continue;
@@ -303,8 +302,8 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 			os->v[i].format = os->trailing_format;
 			continue;
 		}
-		by_name = output_for_file(os->v[i].path);
-		os->v[i].format = by_name ? by_name->name : "collapsed";
+		by_name = os->formats->for_file(os->v[i].path);
+		os->v[i].format = by_name ? by_name : "collapsed";
 	}
 	(void)err;
 	(void)errlen;
@@ -313,12 +312,13 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 /* ---- end of outputs ---------------------------------------------------- */
 
 enum options_result
-options_parse(int argc, char **argv, struct options *o, char *err,
-	      size_t errlen)
+options_parse(int argc, char **argv, const struct options_formats *formats,
+	      struct options *o, char *err, size_t errlen)
 {
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->outputs.formats = formats;
 	o->rate = RATE_DEFAULT;
 	o->format = "collapsed";
 	err[0] = '\0';

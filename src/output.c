@@ -89,6 +89,26 @@ output_names(void)
 	return names;
 }
 
+static bool
+format_known(const char *name)
+{
+	return output_find(name) != NULL;
+}
+
+static const char *
+format_for_file(const char *path)
+{
+	const struct output_ops *w = output_for_file(path);
+
+	return w ? w->name : NULL;
+}
+
+const struct options_formats output_formats = {
+	.known = format_known,
+	.for_file = format_for_file,
+	.names = output_names,
+};
+
 int
 output_write(const struct output_ops *w, const struct profile *p,
 	     const struct output_opts *o, FILE *f)

@@ -9,10 +9,12 @@
 #include <string.h>
 
 #include "rbflame/options.h"
+#include "rbflame/output.h"
 #include "rbflame/report.h"
 
 static struct options o;
 static char err[256];
+static const struct options_formats *formats = &output_formats;
 
 /* Parses a NULL-terminated list of arguments after "rbflame". */
 static enum options_result
@@ -29,7 +31,7 @@ parse_list(const char *first, ...)
 		argv[argc++] = (char *)a;
 	va_end(ap);
 	argv[argc] = NULL;
-	return options_parse(argc, argv, &o, err, sizeof(err));
+	return options_parse(argc, argv, formats, &o, err, sizeof(err));
 }
 
 #define PARSE(...) parse_list(__VA_ARGS__, (const char *)NULL)
@@ -261,6 +263,46 @@ START_TEST(test_report)
 	ck_assert_ptr_nonnull(strstr(err, "'b'"));
 }
 END_TEST
+
+/* The formats come from the caller: a table of two, "a" and "b". */
+static bool
+ab_known(const char *name)
+{
+	return !strcmp(name, "a") || !strcmp(name, "b");
+}
+
+static const char *
+ab_for_file(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 2 && !strcmp(path + n - 2, ".b") ? "b" : NULL;
+}
+
+static const char *
+ab_names(void)
+{
+	return "a, b";
+}
+
+START_TEST(test_formats_given)
+{
+	static const struct options_formats ab = {
+		.known = ab_known,
+		.for_file = ab_for_file,
+		.names = ab_names,
+	};
+
+	formats = &ab;
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "a", "-o", "x", "-o", "y.b"),
+			 OPTIONS_OK);
+	ck_assert_str_eq(o.outputs.v[0].format, "a");
+	ck_assert_str_eq(o.outputs.v[1].format, "b");
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "svg"), OPTIONS_ERROR);
+	ck_assert_str_eq(err, "unknown format 'svg': choose one of: a, b");
+	formats = &output_formats;
+}
+END_TEST
 /* ---- end of outputs ---- */
 
 int
@@ -281,6 +323,7 @@ main(void)
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_outputs);
 	tcase_add_test(tc, test_report);
+	tcase_add_test(tc, test_formats_given);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
