@@ -27,6 +27,7 @@
 #include "rbflame/options.h"
 #include "rbflame/proc.h"
 #include "rbflame/ruby.h"
+#include "rbflame/ruby_vm_meta.h"
 #include "rbflame/schedule.h"
 #include "rbflame/snapshot.h"
 #include "rbflame/symtab.h"
@@ -385,7 +386,7 @@ save_snapshot(struct dump_ctx *c, const char *path)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	c->meta.pid = c->pid;
 	c->meta.captured_ns = (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-	snapshot_meta_set_vm(&c->meta, &c->vm);
+	ruby_vm_meta_set(&c->meta, &c->vm);
 	if (snapshot_save(c->mem, &c->meta, path) < 0) {
 		perror_msg("cannot write the snapshot to '%s'", path);
 		return -1;
@@ -490,7 +491,7 @@ dump_offline(const char *path)
 			perror_msg("cannot read the snapshot '%s'", path);
 		return 1;
 	}
-	if (snapshot_meta_get_vm(&meta, &vm) < 0) {
+	if (ruby_vm_meta_get(&meta, &vm) < 0) {
 		if (errno == ENOENT) {
 			error_msg("snapshot '%s' holds no Ruby VM (it was not taken of a Ruby process)",
 				  path);

@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "rbflame/buf.h"
 #include "rbflame/load.h"
 #include "rbflame/raw.h"
 #include "rbflame/xmalloc.h"
@@ -146,89 +147,29 @@ load_collapsed(struct profile *p, const char *buf, size_t len, char *err,
 
 /* ---- raw recordings -------------------------------------------------- */
 
-/* A cursor over one record's payload. */
-struct rd {
-	const unsigned char *p;
-	size_t len, pos;
-	bool bad;
-};
-
-static uint64_t
-rd_varint(struct rd *r)
-{
-	uint64_t v = 0;
-
-	for (int shift = 0; shift < 64; shift += 7) {
-		unsigned char b;
-
-		if (r->pos >= r->len) {
-			r->bad = true;
-			return 0;
-		}
-		b = r->p[r->pos++];
-		v |= (uint64_t)(b & 0x7f) << shift;
-		if (!(b & 0x80))
-			return v;
-	}
-	r->bad = true;
-	return 0;
-}
-
-static int64_t
-rd_zigzag(struct rd *r)
-{
-	uint64_t v = rd_varint(r);
-
-	return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-}
-
-static uint8_t
-rd_u8(struct rd *r)
-{
-	if (r->pos >= r->len) {
-		r->bad = true;
-		return 0;
-	}
-	return r->p[r->pos++];
-}
-
-static double
-rd_double(struct rd *r)
-{
-	uint64_t bits = 0;
-	double d;
-
-	for (int i = 0; i < 8; i++)
-		bits |= (uint64_t)rd_u8(r) << (8 * i);
-	memcpy(&d, &bits, sizeof(d));
-	return d;
-}
-
 /* A length-prefixed string; NULL for the "absent" form (length 0 means
  * absent where optional, see the spec), as a fresh copy. */
 static char *
-rd_optstr(struct rd *r)
+rd_optstr(struct bufr *r)
 {
-	uint64_t n = rd_varint(r);
-	char *s;
+	uint64_t n = bufr_get_varint(r);
+	const unsigned char *s;
 
 	if (r->bad || n == 0)
 		return NULL;
-	n--;
-	if (n > r->len - r->pos || memchr(r->p + r->pos, '\0', n)) {
+	s = bufr_get_bytes(r, n - 1);
+	if (!s || memchr(s, '\0', n - 1)) {
 		r->bad = true;
 		return NULL;
 	}
-	s = xstrndup((const char *)r->p + r->pos, n);
-	r->pos += n;
-	return s;
+	return xstrndup((const char *)s, n - 1);
 }
 
 /* An optional string id: 0 = none, else id + 1. */
 static bool
-rd_strid(struct rd *r, uint32_t nstr, uint32_t *out, bool optional)
+rd_strid(struct bufr *r, uint32_t nstr, uint32_t *out, bool optional)
 {
-	uint64_t v = rd_varint(r);
+	uint64_t v = bufr_get_varint(r);
 
 	if (optional) {
 		if (v == 0) {
@@ -306,16 +247,16 @@ out_fail:
  * know, from a later one, count as unknown. False when malformed.
  */
 static bool
-rd_states(struct rd *r, unsigned version, struct profile_stats *stats,
+rd_states(struct bufr *r, unsigned version, struct profile_stats *stats,
 	  unsigned *nstates)
 {
-	uint64_t n = version == 1 ? RAW_V1_STATES : rd_varint(r);
+	uint64_t n = version == 1 ? RAW_V1_STATES : bufr_get_varint(r);
 
 	if (r->bad || n > RAW_MAX_STATES)
 		return false;
 	*nstates = (unsigned)n;
 	for (unsigned s = 0; s < n; s++) {
-		uint64_t v = rd_varint(r);
+		uint64_t v = bufr_get_varint(r);
 
 		stats->per_state[s < PROFILE_STATES ? s
 						    : PROFILE_STATE_UNKNOWN] += v;
@@ -328,7 +269,7 @@ static int
 raw_records(struct profile *p, unsigned version, const unsigned char *b,
 	    size_t len, char *err, size_t errcap)
 {
-	size_t pos = 0;
+	struct bufr body;
 	uint32_t nstr = 0;
 	uint64_t *counts = NULL;	/* each stack's count in the file */
 	size_t counts_cap = 0, nstacks = 0;
@@ -341,44 +282,41 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 	int ret = -1;
 
 	memset(&stats, 0, sizeof(stats));
-	while (pos < len && !ended) {
-		size_t at = pos;
-		unsigned type = b[pos++];
-		struct rd r = { .p = b, .len = len, .pos = pos };
-		uint64_t rlen = rd_varint(&r);
+	bufr_init(&body, b, len);
+	while (bufr_left(&body) > 0 && !ended) {
+		size_t at = body.pos;
+		unsigned type = bufr_get_u8(&body);
+		struct bufr r;
 
-		if (r.bad || rlen > len - r.pos) {
+		bufr_sub(&body, bufr_get_varint(&body), &r);
+		if (body.bad) {
 			fail(err, errcap, "offset %zu: truncated record", at);
 			goto out;
 		}
-		r.p = b + r.pos;
-		r.len = rlen;
-		r.pos = 0;
-		pos = (size_t)(r.p - b) + rlen;
 		switch (type) {
 		case RAW_END:
 			ended = true;
 			break;
 		case RAW_META:
-			p->meta.pid = (pid_t)rd_zigzag(&r);
+			p->meta.pid = (pid_t)bufr_get_zigzag(&r);
 			free(p->meta.command);
 			free(p->meta.ruby_version);
 			free(p->meta.mode);
 			p->meta.command = rd_optstr(&r);
 			p->meta.ruby_version = rd_optstr(&r);
 			p->meta.mode = rd_optstr(&r);
-			p->meta.start_unix_ns = rd_varint(&r);
+			p->meta.start_unix_ns = bufr_get_varint(&r);
 			break;
 		case RAW_STATS:
-			stats.ticks = rd_varint(&r);
-			stats.samples = rd_varint(&r);
-			stats.late_ticks = rd_varint(&r);
-			stats.failed = rd_varint(&r);
-			stats.blocked_reused = rd_varint(&r);
-			stats.stop_ns_total = rd_varint(&r);
-			stats.stop_count = rd_varint(&r);
-			stats.duration_s = rd_double(&r);
-			stats.rate_hz = rd_double(&r);
+			stats.ticks = bufr_get_varint(&r);
+			stats.samples = bufr_get_varint(&r);
+			stats.late_ticks = bufr_get_varint(&r);
+			stats.failed = bufr_get_varint(&r);
+			stats.blocked_reused = bufr_get_varint(&r);
+			stats.stop_ns_total = bufr_get_varint(&r);
+			stats.stop_count = bufr_get_varint(&r);
+			stats.duration_s = bufr_get_double(&r);
+			stats.rate_hz = bufr_get_double(&r);
 			memset(stats.per_state, 0, sizeof(stats.per_state));
 			if (!rd_states(&r, version, &stats, &nstates)) {
 				fail(err, errcap, "offset %zu: bad stats", at);
@@ -387,22 +325,20 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			have_stats = true;
 			break;
 		case RAW_STRING: {
-			uint64_t n = rd_varint(&r);
+			size_t n;
+			const unsigned char *str = bufr_get_str(&r, &n);
 
-			if (r.bad || n > r.len - r.pos ||
-			    memchr(r.p + r.pos, '\0', n)) {
+			if (!str || memchr(str, '\0', n)) {
 				fail(err, errcap, "offset %zu: bad string", at);
 				goto out;
 			}
-			if (intern_id(p->names, (const char *)r.p + r.pos, n) !=
-			    nstr) {
+			if (intern_id(p->names, (const char *)str, n) != nstr) {
 				fail(err, errcap,
 				     "offset %zu: string %u repeats an earlier one",
 				     at, nstr);
 				goto out;
 			}
 			nstr++;
-			r.pos += n;
 			break;
 		}
 		case RAW_FRAME: {
@@ -411,7 +347,7 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			size_t before = p->nframes;
 
 			memset(&f, 0, sizeof(f));
-			f.kind = rd_u8(&r);
+			f.kind = bufr_get_u8(&r);
 			if (!rd_strid(&r, nstr, &f.text, false) ||
 			    !rd_strid(&r, nstr, &f.name, false) ||
 			    !rd_strid(&r, nstr, &f.file, true) ||
@@ -420,8 +356,8 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 				fail(err, errcap, "offset %zu: bad frame", at);
 				goto out;
 			}
-			f.line = (int32_t)rd_zigzag(&r);
-			f.addr = rd_varint(&r);
+			f.line = (int32_t)bufr_get_zigzag(&r);
+			f.addr = bufr_get_varint(&r);
 			d = (struct profile_frame_desc){
 				.kind = f.kind,
 				.name = profile_str_get(p, f.name),
@@ -442,14 +378,15 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			break;
 		}
 		case RAW_STACK: {
-			uint64_t count = rd_varint(&r), depth = rd_varint(&r);
+			uint64_t count = bufr_get_varint(&r);
+			uint64_t depth = bufr_get_varint(&r);
 
 			if (r.bad || depth > PROFILE_MAX_DEPTH) {
 				fail(err, errcap, "offset %zu: bad stack", at);
 				goto out;
 			}
 			for (uint64_t d = 0; d < depth; d++) {
-				uint64_t f = rd_varint(&r);
+				uint64_t f = bufr_get_varint(&r);
 
 				if (r.bad || f >= p->nframes) {
 					fail(err, errcap,
@@ -471,8 +408,8 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			break;
 		}
 		case RAW_THREAD: {
-			pid_t pid = (pid_t)rd_zigzag(&r);
-			pid_t tid = (pid_t)rd_zigzag(&r);
+			pid_t pid = (pid_t)bufr_get_zigzag(&r);
+			pid_t tid = (pid_t)bufr_get_zigzag(&r);
 			uint32_t name;
 
 			if (!rd_strid(&r, nstr, &name, false)) {
@@ -484,11 +421,11 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			break;
 		}
 		case RAW_SAMPLE: {
-			int64_t dt = rd_zigzag(&r);
-			pid_t pid = (pid_t)rd_zigzag(&r);
-			pid_t tid = (pid_t)rd_zigzag(&r);
-			uint64_t stack = rd_varint(&r);
-			uint8_t state = rd_u8(&r);
+			int64_t dt = bufr_get_zigzag(&r);
+			pid_t pid = (pid_t)bufr_get_zigzag(&r);
+			pid_t tid = (pid_t)bufr_get_zigzag(&r);
+			uint64_t stack = bufr_get_varint(&r);
+			uint8_t state = bufr_get_u8(&r);
 			const struct profile_stack *st;
 
 			if (r.bad || stack >= nstacks || state >= nstates) {

@@ -16,10 +16,9 @@
 #include <string.h>
 
 #include "rbflame/options.h"
-#include "rbflame/output.h"
 
 /* The help before the Formats section, which output_help() writes. */
-static const char help_head[] =
+const char options_help_head[] =
 "Usage: rbflame [OPTIONS] -p PID\n"
 "       rbflame [OPTIONS] -- COMMAND [ARGS...]\n"
 "       rbflame dump -p PID [--snapshot FILE | --layout]\n"
@@ -63,7 +62,7 @@ static const char help_head[] =
 "                         first line, not the line executing\n"
 "\n";
 
-static const char help_tail[] =
+const char options_help_tail[] =
 "\n"
 "Views:\n"
 "      --title TEXT       the svg's title (default \"Flame Graph\")\n"
@@ -95,13 +94,6 @@ static const char help_tail[] =
 "Attaching needs ptrace permission: the same user as the target, or root\n"
 "(sudo). See rbflame(1).\n";
 
-void
-options_help(FILE *f)
-{
-	fputs(help_head, f);
-	output_help(f);
-	fputs(help_tail, f);
-}
 
 enum {
 	OPT_THREADS = 0x100,
@@ -276,9 +268,9 @@ int
 options_format_set(struct options_outputs *os, const char *name, char *err,
 		   size_t errlen)
 {
-	if (!output_find(name)) {
+	if (!os->formats->known(name)) {
 		options_fail(err, errlen, "unknown format '%s': choose one of: %s",
-		     name, output_names());
+		     name, os->formats->names());
 		return -1;
 	}
 	os->last_format = name;
@@ -293,12 +285,12 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 	if (os->n == 0) {
 		os->v[0].path = NULL;
 		os->v[0].format = os->last_format ? os->last_format
-						  : OUTPUT_DEFAULT->name;
+						  : os->formats->default_name();
 		os->n = 1;
 		return 0;
 	}
 	for (size_t i = 0; i < os->n; i++) {
-		const struct output_ops *by_name;
+		const char *by_name;
 
 		if (os->v[i].format)
 			continue;
@@ -306,9 +298,8 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 			os->v[i].format = os->trailing_format;
 			continue;
 		}
-		by_name = output_for_file(os->v[i].path);
-		os->v[i].format = by_name ? by_name->name
-					  : OUTPUT_DEFAULT->name;
+		by_name = os->formats->for_file(os->v[i].path);
+		os->v[i].format = by_name ? by_name : os->formats->default_name();
 	}
 	(void)err;
 	(void)errlen;
@@ -317,14 +308,15 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 /* ---- end of outputs ---------------------------------------------------- */
 
 enum options_result
-options_parse(int argc, char **argv, struct options *o, char *err,
-	      size_t errlen)
+options_parse(int argc, char **argv, const struct options_formats *formats,
+	      struct options *o, char *err, size_t errlen)
 {
 	int c;
 
 	memset(o, 0, sizeof(*o));
+	o->outputs.formats = formats;
 	o->rate = RATE_DEFAULT;
-	o->format = OUTPUT_DEFAULT->name;
+	o->format = formats->default_name();
 	err[0] = '\0';
 
 	optind = 0;	/* full reset, so tests can call us repeatedly */

@@ -153,6 +153,33 @@ output_help(FILE *f)
 	}
 }
 
+static bool
+format_known(const char *name)
+{
+	return output_find(name) != NULL;
+}
+
+static const char *
+format_for_file(const char *path)
+{
+	const struct output_ops *w = output_for_file(path);
+
+	return w ? w->name : NULL;
+}
+
+static const char *
+format_default(void)
+{
+	return OUTPUT_DEFAULT->name;
+}
+
+const struct options_formats output_formats = {
+	.known = format_known,
+	.for_file = format_for_file,
+	.names = output_names,
+	.default_name = format_default,
+};
+
 int
 output_write(const struct output_ops *w, const struct profile *p,
 	     const struct output_opts *o, FILE *f)

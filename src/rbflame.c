@@ -11,6 +11,7 @@
 #include "rbflame/dump.h"
 #include "rbflame/error.h"
 #include "rbflame/options.h"
+#include "rbflame/output.h"
 #include "rbflame/report.h"
 #include "rbflame/run.h"
 
@@ -28,9 +29,10 @@ main(int argc, char **argv)
 		return report_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
-	switch (options_parse(argc, argv, &o, err, sizeof(err))) {
+	switch (options_parse(argc, argv, &output_formats, &o, err,
+			      sizeof(err))) {
 	case OPTIONS_HELP:
-		options_help(stdout);
+		run_help(stdout);
 		return 0;
 	case OPTIONS_VERSION:
 		printf("rbflame %s\n", PACKAGE_VERSION);

@@ -61,6 +61,7 @@ report_parse(int argc, char **argv, struct report_options *r, char *err,
 	int c;
 
 	memset(r, 0, sizeof(*r));
+	r->outputs.formats = &output_formats;
 	err[0] = '\0';
 	optind = 0;
 	opterr = 0;

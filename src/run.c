@@ -428,6 +428,14 @@ run_write_outputs(const struct options_outputs *os, FILE **files,
 	return ret;
 }
 
+void
+run_help(FILE *f)
+{
+	fputs(options_help_head, f);
+	output_help(f);
+	fputs(options_help_tail, f);
+}
+
 int
 run_profile(const struct options *o)
 {

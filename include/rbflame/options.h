@@ -11,18 +11,32 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "rbflame/output.h"
-
 #define RATE_DEFAULT 99.0
 #define RATE_MAX 10000.0
 
 /* ---- outputs (issue #6): -o may be repeated -------------------------- */
 #define OPTIONS_MAX_OUTPUTS 16
 
+/**
+ * The formats -f and -o can name. The writers sit above the options
+ * (doc/architecture.md), so the caller hands their lookups in:
+ * output_formats (output.h) is the writer table's.
+ */
+struct options_formats {
+	/* true when a writer is called name */
+	bool (*known)(const char *name);
+	/* the format a file name implies (".pb.gz"...), or NULL */
+	const char *(*for_file)(const char *path);
+	/* "collapsed, raw, ..." for messages */
+	const char *(*names)(void);
+	/* the format when none is named */
+	const char *(*default_name)(void);
+};
+
 /** One file to write (path NULL: standard output) in one format. */
 struct options_output {
 	const char *path;
-	const char *format;	/* a name output_find() knows */
+	const char *format;	/* a name formats->known() knows */
 };
 
 /** The -o/-f pairs of a command line, before and after resolution. */
@@ -31,6 +45,7 @@ struct options_outputs {
 	size_t n;
 	const char *trailing_format;	/* a -f not yet used by an -o */
 	const char *last_format;	/* the latest -f seen */
+	const struct options_formats *formats;	/* set by the caller */
 };
 
 /**
@@ -53,6 +68,15 @@ int options_outputs_resolve(struct options_outputs *os, char *err,
 /* ---- end of outputs ---------------------------------------------------- */
 
 /* ---- views (issue #7): options of the svg and report formats -------- */
+/** What a user asks of a view beyond the profile, for the writers
+ * (output.h) that take options. */
+struct output_opts {
+	const char *title;	/* --title; NULL: the writer's own */
+	bool icicle;		/* --icicle: roots at the top */
+	unsigned limit;		/* --limit N: rows of a text report, 0 all */
+	const char *regex;	/* annotate: the methods to show */
+};
+
 enum {
 	OPTIONS_VIEW_TITLE = 0x200,
 	OPTIONS_VIEW_ICICLE,
@@ -106,11 +130,13 @@ enum options_result {
 };
 
 /**
- * Parses argv into o (defaults filled in). On OPTIONS_ERROR, err holds a
- * one-line message without the program name. o->command points into argv.
+ * Parses argv into o (defaults filled in), -f and -o against formats. On
+ * OPTIONS_ERROR, err holds a one-line message without the program name.
+ * o->command points into argv.
  */
-enum options_result options_parse(int argc, char **argv, struct options *o,
-				  char *err, size_t errlen);
+enum options_result options_parse(int argc, char **argv,
+				  const struct options_formats *formats,
+				  struct options *o, char *err, size_t errlen);
 
 /** Formats one error line into err; returns OPTIONS_ERROR. */
 enum options_result options_fail(char *err, size_t errlen, const char *fmt,
@@ -122,8 +148,9 @@ enum options_result options_getopt_error(int c, char **argv, char *err,
 /** Parses a PID (a positive decimal process id): 0, or -1 if invalid. */
 int options_parse_pid(const char *s, pid_t *pid);
 
-/** Writes the --help text (sections, the formats from the writer
- * table) to f. */
-void options_help(FILE *f);
+/** The --help text before and after its Formats section (run_help()
+ * writes the three; the formats come from the writer table). */
+extern const char options_help_head[];
+extern const char options_help_tail[];
 
 #endif

@@ -15,15 +15,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "rbflame/options.h"	/* struct output_opts */
 #include "rbflame/profile.h"
-
-/** What a user asks of a view beyond the profile (from the options). */
-struct output_opts {
-	const char *title;	/* --title; NULL: the writer's own */
-	bool icicle;		/* --icicle: roots at the top */
-	unsigned limit;		/* --limit N: rows of a text report, 0 all */
-	const char *regex;	/* annotate: the methods to show */
-};
 
 /*
  * What a writer may read, so that a raw recording reproduces its output
@@ -74,6 +67,8 @@ const struct output_ops *output_find(const char *name);
 const struct output_ops *output_for_file(const char *path);
 /** "collapsed, ..." for messages. */
 const char *output_names(void);
+/** The three above, for the option parsers (options_parse()). */
+extern const struct options_formats output_formats;
 /**
  * The help texts' Formats section, to f: a heading, then per writer its
  * name, description and the file names that imply it, in 76 columns.

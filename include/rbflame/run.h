@@ -18,6 +18,10 @@
 /** Runs the profile described by o; returns the process exit status. */
 int run_profile(const struct options *o);
 
+/** Writes the profile command's --help text (its sections, then the
+ * formats from the writer table) to f. */
+void run_help(FILE *f);
+
 /**
  * Opens each output of os into files[] (stdout for a NULL path; a binary
  * format is refused on a terminal): 0, or -1 after printing why, with

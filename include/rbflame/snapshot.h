@@ -19,7 +19,6 @@
 #include <sys/user.h>
 
 struct mem;
-struct ruby_vm;
 
 /* Bound on the bytes a recorder keeps and a snapshot may hold. */
 #define SNAPSHOT_MAX_BYTES (64u << 20)
@@ -39,7 +38,7 @@ struct snapshot_regs {
 struct snapshot_meta {
 	pid_t pid;
 	uint64_t captured_ns;	/* CLOCK_REALTIME at capture, 0 unknown */
-	/* The struct ruby_vm fields. */
+	/* The Ruby VM: struct ruby_vm's fields (ruby_vm_meta.h). */
 	char ruby_layout[32];	/* the layout's version ("3.1.2") */
 	char ruby_version[32];	/* ruby_version of the process */
 	char ruby_description[160];
@@ -73,6 +72,21 @@ struct mem *snapshot_recorder_create(struct mem *inner);
 /** Fills out for a recorder: 0, or -1 with EINVAL if m is no recorder. */
 int snapshot_recorder_stats(struct mem *m, struct snapshot_recorder_stats *out);
 
+/** A run of recorded bytes: len bytes at addr. */
+struct snapshot_region {
+	uint64_t addr;
+	uint64_t len;
+	const unsigned char *data;
+};
+
+/**
+ * The i-th region a recorder kept, in address order (regions neither
+ * overlap nor touch; data is the recorder's, valid until its next read):
+ * 0, or -1 with errno EINVAL if m is no recorder, ENOENT past the last.
+ */
+int snapshot_recorder_region(struct mem *m, size_t i,
+			     struct snapshot_region *out);
+
 /**
  * Writes what recorder kept, with meta, to path (replaced atomically).
  * 0, or -1 with errno (EINVAL: not a recorder or meta out of bounds).
@@ -97,16 +111,5 @@ struct mem *snapshot_from_buffer(const void *buf, size_t len,
 
 /** Frees what snapshot_load() allocated in meta and clears it. */
 void snapshot_meta_free(struct snapshot_meta *meta);
-
-/** Copies the fields of vm into meta (not pid, maps, regs, time). */
-void snapshot_meta_set_vm(struct snapshot_meta *meta, const struct ruby_vm *vm);
-
-/**
- * Rebuilds a struct ruby_vm from meta, choosing the layout whose "X.Y"
- * matches meta's layout (or Ruby version) among ruby_layouts[]. 0, or -1
- * with errno ENOTSUP when no layout matches (vm->version then says what
- * the snapshot holds).
- */
-int snapshot_meta_get_vm(const struct snapshot_meta *meta, struct ruby_vm *vm);
 
 #endif

@@ -674,6 +674,9 @@ frame_slot(struct ruby_reader *r, uint64_t k1, uint64_t k2)
 {
 	uint64_t h = (k1 * 0x9e3779b97f4a7c15ull) ^ (k2 * 0xc2b2ae3d27d4eb4full);
 
+#ifdef RBFLAME_NO_FRAME_CACHE	/* bench/run's uncached build: all miss */
+	r->frames[(h >> 32) & (FRAME_CACHE - 1)].kind = 0;
+#endif
 	return &r->frames[(h >> 32) & (FRAME_CACHE - 1)];
 }
 

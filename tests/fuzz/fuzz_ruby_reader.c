@@ -4,7 +4,7 @@
  * libFuzzer target: the Ruby reader over mutated process memory. The
  * input is a snapshot (seeds: real ones of live Ruby processes); it is
  * loaded through the snapshot memory backend and the reader runs over it
- * exactly as 'rbflame dump --from-snapshot' does (snapshot_meta_get_vm,
+ * exactly as 'rbflame dump --from-snapshot' does (ruby_vm_meta_get,
  * ruby_reader_create, ruby_read_stacks), plus the sampler's GVL-holder
  * lookup, and every string of every frame is touched. Besides memory
  * errors, it fails when the reader breaks its promises: more threads or
@@ -26,6 +26,7 @@
 
 #include "rbflame/mem.h"
 #include "rbflame/ruby.h"
+#include "rbflame/ruby_vm_meta.h"
 #include "rbflame/snapshot.h"
 #include "rbflame/xmalloc.h"
 
@@ -81,7 +82,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	m = snapshot_from_buffer(data, size, &meta);
 	if (!m)
 		return 0;
-	if (snapshot_meta_get_vm(&meta, &vm) < 0)
+	if (ruby_vm_meta_get(&meta, &vm) < 0)
 		goto out;
 	r = ruby_reader_create(&vm, m, 0);
 	if (!r)

@@ -17,6 +17,7 @@
 
 #include "rbflame/mem.h"
 #include "rbflame/ruby.h"
+#include "rbflame/ruby_vm_meta.h"
 #include "rbflame/snapshot.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -65,7 +66,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		(void)strlen(meta.maps);
 	for (size_t i = 0; i < meta.nregs; i++)
 		(void)meta.regs[i].regs.rip;
-	(void)snapshot_meta_get_vm(&meta, &vm);
+	(void)ruby_vm_meta_get(&meta, &vm);
 	mem_destroy(m);
 	snapshot_meta_free(&meta);
 	return 0;

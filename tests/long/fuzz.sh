@@ -36,15 +36,37 @@ mkdir -p "$B" "$ART"
 
 # ---- build ------------------------------------------------------------------
 
-# librbflame_a_SOURCES, one per line.
-sources=$(perl -ne '
-	$in = 1 if /^librbflame_a_SOURCES\s*=/;
-	next unless $in;
-	s/^librbflame_a_SOURCES\s*=//;
-	my $more = s/\\\s*$//;
-	print "$_\n" for split " ";
-	$in = 0 unless $more;
-' "$top_srcdir/Makefile.am")
+# librbflame_a_SOURCES, one per line, with the variables it names
+# expanded from Makefile.am and the files it includes (the generated
+# Ruby layouts are $(ruby_layout_sources) of src/ruby/layouts/layouts.am).
+sources=$(perl -e '
+	my ($top) = @ARGV;
+	my %var;
+	sub readam {
+		my ($f) = @_;
+		my $cur;
+		open(my $fh, "<", $f) or die "$f: $!\n";
+		while (<$fh>) {
+			if (!defined $cur && /^include\s+(\S+)/) {
+				readam("$top/$1");
+				next;
+			}
+			if (!defined $cur && s/^(\w+)\s*=//) {
+				$cur = $1;
+				$var{$cur} = "";
+			}
+			next unless defined $cur;
+			my $more = s/\\\s*$//;
+			$var{$cur} .= " $_";
+			undef $cur unless $more;
+		}
+	}
+	sub expand {
+		map { /^\$\((\w+)\)$/ ? expand($1) : $_ } split " ", $var{$_[0]} // "";
+	}
+	readam("$top/Makefile.am");
+	print "$_\n" for expand("librbflame_a_SOURCES");
+' "$top_srcdir")
 [ -n "$sources" ] || fail "no librbflame_a_SOURCES in Makefile.am"
 # The libraries configure chose (e.g. -lunwind-ptrace ... -ldw -lelf).
 mkvar() {

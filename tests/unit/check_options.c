@@ -11,10 +11,13 @@
 #include <string.h>
 
 #include "rbflame/options.h"
+#include "rbflame/output.h"
 #include "rbflame/report.h"
+#include "rbflame/run.h"
 
 static struct options o;
 static char err[256];
+static const struct options_formats *formats = &output_formats;
 
 /* Parses a NULL-terminated list of arguments after "rbflame". */
 static enum options_result
@@ -31,7 +34,7 @@ parse_list(const char *first, ...)
 		argv[argc++] = (char *)a;
 	va_end(ap);
 	argv[argc] = NULL;
-	return options_parse(argc, argv, &o, err, sizeof(err));
+	return options_parse(argc, argv, formats, &o, err, sizeof(err));
 }
 
 #define PARSE(...) parse_list(__VA_ARGS__, (const char *)NULL)
@@ -86,8 +89,8 @@ START_TEST(test_issue9_options)
 	ck_assert_int_eq(PARSE("--subprocesses", "--nonblocking", "--mode",
 			       "cpu", "-p", "3"), OPTIONS_OK);
 	ck_assert(o.subprocesses && o.nonblocking && o.cpu);
-	ck_assert(help_has(options_help, "--subprocesses"));
-	ck_assert(help_has(options_help, "--nonblocking"));
+	ck_assert(help_has(run_help, "--subprocesses"));
+	ck_assert(help_has(run_help, "--nonblocking"));
 }
 END_TEST
 
@@ -166,7 +169,7 @@ START_TEST(test_native)
 	/* --native-all implies --native. */
 	ck_assert_int_eq(PARSE("-p", "1", "--native-all"), OPTIONS_OK);
 	ck_assert(o.native && o.native_all);
-	ck_assert(help_has(options_help, "--native-all"));
+	ck_assert(help_has(run_help, "--native-all"));
 }
 END_TEST
 
@@ -207,8 +210,8 @@ START_TEST(test_help_version)
 	ck_assert_int_eq(PARSE("-h"), OPTIONS_HELP);
 	ck_assert_int_eq(PARSE("--help"), OPTIONS_HELP);
 	ck_assert_int_eq(PARSE("-V"), OPTIONS_VERSION);
-	ck_assert(help_has(options_help, "Sampling:"));
-	ck_assert(help_has(options_help, "Output:"));
+	ck_assert(help_has(run_help, "Sampling:"));
+	ck_assert(help_has(run_help, "Output:"));
 }
 END_TEST
 
@@ -219,7 +222,7 @@ END_TEST
  */
 START_TEST(test_help_formats)
 {
-	void (*const helps[])(FILE *) = { options_help, report_help };
+	void (*const helps[])(FILE *) = { run_help, report_help };
 
 	for (size_t h = 0; h < 2; h++) {
 		char *text = help_text(helps[h]), *line, *save = NULL;
@@ -345,6 +348,53 @@ START_TEST(test_report)
 	ck_assert_ptr_nonnull(strstr(err, "'b'"));
 }
 END_TEST
+
+/* The formats come from the caller: a table of two, "a" and "b". */
+static bool
+ab_known(const char *name)
+{
+	return !strcmp(name, "a") || !strcmp(name, "b");
+}
+
+static const char *
+ab_for_file(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 2 && !strcmp(path + n - 2, ".b") ? "b" : NULL;
+}
+
+static const char *
+ab_names(void)
+{
+	return "a, b";
+}
+
+static const char *
+ab_default(void)
+{
+	return "a";
+}
+
+START_TEST(test_formats_given)
+{
+	static const struct options_formats ab = {
+		.known = ab_known,
+		.for_file = ab_for_file,
+		.names = ab_names,
+		.default_name = ab_default,
+	};
+
+	formats = &ab;
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "a", "-o", "x", "-o", "y.b"),
+			 OPTIONS_OK);
+	ck_assert_str_eq(o.outputs.v[0].format, "a");
+	ck_assert_str_eq(o.outputs.v[1].format, "b");
+	ck_assert_int_eq(PARSE("-p", "1", "-f", "svg"), OPTIONS_ERROR);
+	ck_assert_str_eq(err, "unknown format 'svg': choose one of: a, b");
+	formats = &output_formats;
+}
+END_TEST
 /* ---- end of outputs ---- */
 
 int
@@ -366,6 +416,7 @@ main(void)
 	tcase_add_test(tc, test_help_formats);
 	tcase_add_test(tc, test_outputs);
 	tcase_add_test(tc, test_report);
+	tcase_add_test(tc, test_formats_given);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

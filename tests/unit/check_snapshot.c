@@ -21,6 +21,7 @@
 #include "rbflame/mem.h"
 #include "rbflame/ruby.h"
 #include "rbflame/ruby_layout.h"
+#include "rbflame/ruby_vm_meta.h"
 #include "rbflame/snapshot.h"
 #include "rbflame/xmalloc.h"
 
@@ -127,6 +128,23 @@ START_TEST(test_round_trip)
 	ck_assert_uint_eq(rs.dropped, 0);
 	ck_assert_int_eq(snapshot_recorder_stats(live, &rs), -1);
 	ck_assert_int_eq(errno, EINVAL);
+	/* Its regions, as the writer sees them: sorted, apart, all bytes. */
+	{
+		struct snapshot_region r;
+		uint64_t sum = 0, end = 0;
+		size_t i;
+
+		for (i = 0; snapshot_recorder_region(rec, i, &r) == 0; i++) {
+			ck_assert(i == 0 || r.addr > end);
+			end = r.addr + r.len;
+			sum += r.len;
+		}
+		ck_assert_int_eq(errno, ENOENT);
+		ck_assert_uint_eq(i, rs.regions);
+		ck_assert_uint_eq(sum, rs.bytes);
+		ck_assert_int_eq(snapshot_recorder_region(live, 0, &r), -1);
+		ck_assert_int_eq(errno, EINVAL);
+	}
 
 	make_tmpdir();
 	path = xasprintf("%s/self.snap", tmpdir);
@@ -662,7 +680,7 @@ exercise(struct mem *m, struct snapshot_meta *meta)
 	{
 		struct ruby_vm vm;
 
-		if (snapshot_meta_get_vm(meta, &vm) == 0)
+		if (ruby_vm_meta_get(meta, &vm) == 0)
 			ck_assert_ptr_nonnull(vm.layout);
 	}
 }
@@ -762,9 +780,9 @@ START_TEST(test_meta_vm)
 	vm.symbols = 0x5678;
 	vm.vm_from_export = true;
 	memset(&meta, 0, sizeof(meta));
-	snapshot_meta_set_vm(&meta, &vm);
+	ruby_vm_meta_set(&meta, &vm);
 	ck_assert_str_eq(meta.ruby_layout, "3.1.2");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), 0);
 	ck_assert_ptr_eq(back.layout, vm.layout);
 	ck_assert(back.generated_exact);
 	ck_assert_str_eq(back.version, "3.1.2");
@@ -775,27 +793,27 @@ START_TEST(test_meta_vm)
 
 	/* Another patch release of a known minor finds the nearest. */
 	strcpy(meta.ruby_layout, "3.4.99");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), 0);
 	ck_assert_ptr_eq(back.layout, ruby_layout_find("3.4", NULL));
 	ck_assert(!back.generated_exact);
 	/* Without a layout name, the Ruby version decides. */
 	meta.ruby_layout[0] = '\0';
 	strcpy(meta.ruby_version, "2.7.4");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), 0);
 	ck_assert_ptr_eq(back.layout, ruby_layout_find("2.7.4", NULL));
 	ck_assert_str_eq(back.layout->version, "2.7.4");
 	strcpy(meta.ruby_version, "9.9.0");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
 	ck_assert_str_eq(back.version, "9.9.0");
 	strcpy(meta.ruby_version, "3.10");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
 	strcpy(meta.ruby_version, "three");
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOTSUP);
 	meta.ruby_version[0] = '\0';
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &back), -1);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &back), -1);
 	ck_assert_int_eq(errno, ENOENT);
 }
 END_TEST
@@ -884,7 +902,7 @@ START_TEST(test_ruby31_frames)
 	ck_assert_ptr_nonnull(meta.maps);
 	ck_assert_ptr_nonnull(strstr(meta.maps, "libruby-3.1"));
 	ck_assert_uint_eq(meta.nregs, 6);
-	ck_assert_int_eq(snapshot_meta_get_vm(&meta, &vm), 0);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &vm), 0);
 	ck_assert_str_eq(vm.layout->version, "3.1.2");
 
 	r = ruby_reader_create(&vm, m, 0);
@@ -986,7 +1004,7 @@ START_TEST(test_ruby31_damaged)
 		m = snapshot_from_buffer(copy, len, &meta);
 		if (!m)
 			continue;	/* hit a region header */
-		if (snapshot_meta_get_vm(&meta, &vm) == 0) {
+		if (ruby_vm_meta_get(&meta, &vm) == 0) {
 			r = ruby_reader_create(&vm, m, 0);
 			n = ruby_read_stacks(r, stacks, 16);
 			ck_assert_int_le(n, 16);
