@@ -14,7 +14,8 @@
  * TYPE NAME is the member: uint16_t for offsets and sizes (absent:
  * RUBY_LAYOUT_NONE), uint32_t for values (absent: RUBY_LAYOUT_NOVAL),
  * uint8_t or int8_t for flags, widths and small numbers (absent: 0). The
- * rest is how a layout is read from DWARF:
+ * rest is how a layout is read from DWARF; every member has a rule, or
+ * says NONE (tests/unit/check_ruby_dwarf.c checks):
  *
  *   HOW    OFF    byte offset of CMEMBER (a path: "threads.set") in CTYPE
  *          SIZE   sizeof(CTYPE)
@@ -22,13 +23,16 @@
  *                 goes to the WIDTH member that follows, if there is one
  *          ENUM   the enumerator or constant named CMEMBER
  *          WIDTH  set by the BITS member before it (NAME_bit, NAME_width)
- *          CODE   computed in src/ruby/dwarf.c: the feature flags,
- *                 and the preprocessor macros that DWARF does not record
+ *          CODE   computed by code_NAME() in src/ruby/dwarf.c: the
+ *                 feature flags, and the preprocessor macros that DWARF
+ *                 does not record
  *          ARG    given to ruby_dwarf_layout() (version, origin)
  *          NONE   no DWARF rule: absent in a DWARF layout
  *   WHEN   ANY (required), OPT (absent when not found), or the shape the
- *          rule applies to (RACTOR, NT, SUCC, ...: enum when in
- *          src/ruby/dwarf.c); outside it the member stays absent
+ *          rule applies to (RACTOR, NT, SUCC, ...: enum ruby_dwarf_when
+ *          in ruby_dwarf.h); outside it the member stays absent. Rules
+ *          run in this order: a feature flag comes before the rules
+ *          whose WHEN tests it.
  *   CTYPE, CMEMBER
  *          C names as the probes spell them, "a|b" with the spellings
  *          of other versions, tried in order; NULL when HOW takes none

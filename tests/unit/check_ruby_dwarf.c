@@ -6,8 +6,8 @@
  * anonymous members, sizes, bitfields in both encodings, enumerators and
  * a constant; the answers are checked against offsetof() and the bits the
  * compiler sets here. Also the field list of struct ruby_layout
- * (src/ruby/layout.c) against the struct, and its compare and print
- * helpers.
+ * (src/ruby/layout.c) against the struct, its compare and print
+ * helpers, and that every member has a DWARF rule.
  */
 #include "config.h"
 
@@ -239,6 +239,99 @@ START_TEST(field_list)
 }
 END_TEST
 
+/* Whether s is "a" or "a|b|...", no part empty. */
+static bool
+alternatives_ok(const char *s)
+{
+	return s && *s && s[0] != '|' && s[strlen(s) - 1] != '|' &&
+	       !strstr(s, "||");
+}
+
+static bool
+ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n > m && !strcmp(s + n - m, end);
+}
+
+/*
+ * Every member of struct ruby_layout has a DWARF rule, or is marked as
+ * having none (NONE), and each rule has what its HOW needs; a CODE rule
+ * without its function does not compile. A member added without a rule
+ * fails here.
+ */
+START_TEST(rules)
+{
+	const struct ruby_layout_field *f = ruby_layout_fields;
+	const struct ruby_dwarf_rule *r = ruby_dwarf_rules;
+
+	for (; f->name; f++, r++) {
+		const char *n = f->name;
+		bool arg = !strcmp(n, "version") || !strcmp(n, "source") ||
+			   !strcmp(n, "api_major") || !strcmp(n, "api_minor");
+		char bit[64];
+
+		ck_assert_msg(r->how >= RUBY_DWARF_HOW_OFF &&
+				      r->how <= RUBY_DWARF_HOW_NONE,
+			      "%s: no DWARF rule", n);
+		ck_assert_msg(r->when >= RUBY_DWARF_WHEN_ANY &&
+				      r->when <= RUBY_DWARF_WHEN_LEN_FLAGS,
+			      "%s: no WHEN", n);
+		ck_assert_msg(!r->code == (r->how != RUBY_DWARF_HOW_CODE),
+			      "%s: code() without CODE, or CODE without", n);
+		/* ruby_dwarf_layout() sets these four from its arguments. */
+		ck_assert_msg(arg == (r->how == RUBY_DWARF_HOW_ARG),
+			      "%s: ARG is for the identity only", n);
+		ck_assert_msg(ends_with(n, "_bit") ==
+				      (r->how == RUBY_DWARF_HOW_BITS),
+			      "%s: BITS is for NAME_bit", n);
+		switch (r->how) {
+		case RUBY_DWARF_HOW_OFF:
+		case RUBY_DWARF_HOW_BITS:
+			ck_assert_msg(alternatives_ok(r->type) &&
+					      alternatives_ok(r->member),
+				      "%s: OFF and BITS need a type and a "
+				      "member", n);
+			break;
+		case RUBY_DWARF_HOW_SIZE:
+			ck_assert_msg(alternatives_ok(r->type) && !r->member,
+				      "%s: SIZE takes a type only", n);
+			break;
+		case RUBY_DWARF_HOW_ENUM:
+			ck_assert_msg(!r->type && r->member && *r->member &&
+					      !strchr(r->member, '|'),
+				      "%s: ENUM takes one constant", n);
+			break;
+		case RUBY_DWARF_HOW_WIDTH:
+			/* Set by the BITS rule right before it. */
+			ck_assert_msg(ends_with(n, "_width"), "%s: WIDTH", n);
+			snprintf(bit, sizeof(bit), "%.*s_bit",
+				 (int)(strlen(n) - 6), n);
+			ck_assert_msg(f > ruby_layout_fields &&
+					      r[-1].how == RUBY_DWARF_HOW_BITS &&
+					      !strcmp(f[-1].name, bit),
+				      "%s: WIDTH must follow %s, a BITS", n,
+				      bit);
+			/* fall through */
+		case RUBY_DWARF_HOW_CODE:
+		case RUBY_DWARF_HOW_ARG:
+		case RUBY_DWARF_HOW_NONE:
+			ck_assert_msg(!r->type && !r->member,
+				      "%s: no C names for this HOW", n);
+			break;
+		}
+		if (r->how == RUBY_DWARF_HOW_WIDTH ||
+		    r->how == RUBY_DWARF_HOW_ARG ||
+		    r->how == RUBY_DWARF_HOW_NONE)
+			ck_assert_msg(r->when == RUBY_DWARF_WHEN_ANY,
+				      "%s: WHEN is ANY when there is no rule",
+				      n);
+	}
+	ck_assert_msg(!r->how, "more DWARF rules than members");
+}
+END_TEST
+
 START_TEST(field_helpers)
 {
 	struct ruby_layout a = *ruby_layout_find("3.1.2", NULL);
@@ -289,6 +382,7 @@ dwarf_suite(void)
 	tcase_add_loop_test(tc, enums, 0, 2);
 	tcase_add_test(tc, not_ruby);
 	tcase_add_test(tc, field_list);
+	tcase_add_test(tc, rules);
 	tcase_add_test(tc, field_helpers);
 	suite_add_tcase(s, tc);
 	return s;
