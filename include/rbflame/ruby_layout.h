@@ -2,10 +2,11 @@
 /* Copyright (c) 2026 The rbflame authors */
 /*
  * Where things live inside a CRuby process, as data. One version-
- * independent reader walks the VM of every supported Ruby (2.7 to 3.4)
- * through a struct ruby_layout: byte offsets, sizes, enum values, bit
- * positions and a few feature flags for the shapes that really changed
- * (thread list, native thread id, string length, class name).
+ * independent reader walks the VM of every supported Ruby (a generated
+ * layout's, or any with DWARF debug info) through a struct ruby_layout:
+ * byte offsets, sizes, enum values, bit positions and a few feature flags
+ * for the shapes that really changed (thread list, native thread id,
+ * string length, class name).
  *
  * The layouts of known builds live in src/ruby/layouts/ruby_X_Y_Z.c, one
  * per Debian release (patch releases can differ), and are generated, never

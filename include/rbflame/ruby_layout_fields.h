@@ -7,7 +7,8 @@
  * rules (src/ruby/dwarf.c) and the layout generator
  * (scripts/ruby-layout/generate, through cc -E) are made from. A new
  * member is one line here, plus its answer in a probe
- * (scripts/ruby-layout/probe-*.c, by the member's name).
+ * (scripts/ruby-layout/probe-*.c, by the member's name); see
+ * doc/HACKING.md, "A new Ruby version".
  *
  *	RBL_FIELD(TYPE, NAME, WHEN, HOW, CTYPE, CMEMBER)
  *

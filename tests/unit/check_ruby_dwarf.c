@@ -275,9 +275,6 @@ START_TEST(rules)
 		ck_assert_msg(r->how >= RUBY_DWARF_HOW_OFF &&
 				      r->how <= RUBY_DWARF_HOW_NONE,
 			      "%s: no DWARF rule", n);
-		ck_assert_msg(r->when >= RUBY_DWARF_WHEN_ANY &&
-				      r->when <= RUBY_DWARF_WHEN_LEN_FLAGS,
-			      "%s: no WHEN", n);
 		ck_assert_msg(!r->code == (r->how != RUBY_DWARF_HOW_CODE),
 			      "%s: code() without CODE, or CODE without", n);
 		/* ruby_dwarf_layout() sets these four from its arguments. */
