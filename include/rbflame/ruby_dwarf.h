@@ -72,6 +72,61 @@ int ruby_dwarf_member_is(struct ruby_dwarf *d, const char *type,
 /** Whether a compilation unit is written in Rust (3.2+ YJIT). */
 int ruby_dwarf_has_rust(const struct ruby_dwarf *d);
 
+/*
+ * The rule of each member of struct ruby_layout: the WHEN, HOW, CTYPE
+ * and CMEMBER columns of its line in ruby_layout_fields.h (which says
+ * what each one means).
+ */
+
+/** When a rule applies; outside it the member stays absent. */
+enum ruby_dwarf_when {
+	RUBY_DWARF_WHEN_ANY = 1,	/* every version: required */
+	RUBY_DWARF_WHEN_OPT,		/* absent if not found */
+	RUBY_DWARF_WHEN_RACTOR,		/* threads per ractor (3.0+) */
+	RUBY_DWARF_WHEN_VMLIST,		/* threads in the VM (2.7) */
+	RUBY_DWARF_WHEN_TID_THREAD,	/* rb_thread_t.tid (3.0-3.2) */
+	RUBY_DWARF_WHEN_NOT_NT,		/* before rb_native_thread (<= 3.2) */
+	RUBY_DWARF_WHEN_NT,		/* rb_native_thread (3.3+) */
+	RUBY_DWARF_WHEN_SUCC,		/* succinct line table */
+	RUBY_DWARF_WHEN_CP_IVAR,	/* class path in the ivar table */
+	RUBY_DWARF_WHEN_CP_EXT,		/* classext classpath (3.3+) */
+	RUBY_DWARF_WHEN_ATT_IVAR,	/* __attached__ ivar (<= 3.1) */
+	RUBY_DWARF_WHEN_ATT_EXT,	/* classext attached_object (3.2+) */
+	RUBY_DWARF_WHEN_LEN_FLAGS,	/* string length in flags (<= 3.1) */
+};
+
+/** How a member is read. */
+enum ruby_dwarf_how {
+	RUBY_DWARF_HOW_OFF = 1,	/* byte offset of member in type */
+	RUBY_DWARF_HOW_SIZE,	/* sizeof(type) */
+	RUBY_DWARF_HOW_BITS,	/* bitfield: bit here, width to the next */
+	RUBY_DWARF_HOW_ENUM,	/* enumerator or constant named member */
+	RUBY_DWARF_HOW_WIDTH,	/* set by the BITS rule before it */
+	RUBY_DWARF_HOW_CODE,	/* code(): flags, macros */
+	RUBY_DWARF_HOW_ARG,	/* ruby_dwarf_layout()'s arguments */
+	RUBY_DWARF_HOW_NONE,	/* no rule: absent */
+};
+
+struct ruby_dwarf_rule {
+	enum ruby_dwarf_when when;
+	enum ruby_dwarf_how how;
+	const char *type;	/* '|'-separated alternatives, or NULL */
+	const char *member;	/* '|'-separated alternatives, or NULL */
+	/*
+	 * HOW CODE: the value into *v from d, given the members before it
+	 * (the feature flags come first); -1 with why when d lacks it.
+	 * NULL for the other HOWs.
+	 */
+	int (*code)(struct ruby_dwarf *d, const struct ruby_layout *L,
+		    int64_t *v, char *why, size_t whylen);
+};
+
+/**
+ * The rules, in the order of ruby_layout_fields[] (both are made from
+ * ruby_layout_fields.h), ended by one whose how is 0.
+ */
+extern const struct ruby_dwarf_rule ruby_dwarf_rules[];
+
 /** A layout from DWARF and the strings it points to. */
 struct ruby_dwarf_layout {
 	struct ruby_layout layout;

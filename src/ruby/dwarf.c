@@ -4,12 +4,13 @@
  * struct ruby_layout from DWARF. One pass over the chosen compilation
  * units indexes their named structs, unions, typedefs and enumerators in
  * a hash table (names point into libdw's string sections); lookups then
- * walk members by name. A table of rules maps each field of struct
- * ruby_layout to the C type and member the generator's probes ask for
- * (scripts/ruby-layout/probe-*.c), with the alternatives of other
- * versions; the feature flags come from which members exist. A few
- * answers are preprocessor macros, which DWARF does not carry: they are
- * constants here, each with the reason it is safe.
+ * walk members by name. Each member of struct ruby_layout has a rule on
+ * its line of rbflame/ruby_layout_fields.h, expanded here into
+ * ruby_dwarf_rules[]: the C type and member the generator's probes ask
+ * for (scripts/ruby-layout/probe-*.c), with the alternatives of other
+ * versions, or code_NAME() below: the feature flags, from which members
+ * exist, and a few preprocessor macros, which DWARF does not carry:
+ * constants, each with the reason it is safe.
  *
  * Owns the libdw handle and its file descriptor of one struct ruby_dwarf.
  */
@@ -648,274 +649,217 @@ ruby_dwarf_member_is(struct ruby_dwarf *d, const char *type,
 
 /* ---- the Ruby layout -------------------------------------------------- */
 
-/* When a rule applies; outside it the field stays absent. */
-enum when {
-	ANY,		/* every version: required */
-	OPT,		/* some versions: absent when not found */
-	RACTOR,		/* threads per ractor (3.0+) */
-	VMLIST,		/* threads in the VM (2.7) */
-	TID_THREAD,	/* rb_thread_t.tid (3.0-3.2) */
-	NOT_NT,		/* before rb_native_thread (<= 3.2) */
-	NT,		/* rb_native_thread (3.3+) */
-	SUCC,		/* succinct line table */
-	CP_IVAR,	/* class path in the ivar table (<= 3.2) */
-	CP_EXT,		/* rb_classext_t.classpath (3.3+) */
-	ATT_IVAR,	/* __attached__ ivar (<= 3.1) */
-	ATT_EXT,	/* classext attached_object (3.2+) */
-	LEN_FLAGS,	/* embedded string length in flags (<= 3.1) */
-};
+static bool
+has(struct ruby_dwarf *d, const char *type, const char *member)
+{
+	Dwarf_Die m;
+	uint64_t off;
 
-enum how {
-	OFF,		/* byte offset of member in type */
-	SIZE,		/* sizeof(type) */
-	BITS,		/* bitfield: field = bit, FIELD_width = width */
-	ENUM,		/* enumerator or constant named member */
-};
+	return resolve(d, type, member, &m, &off) == 0;
+}
 
-struct rule {
-	const char *field;
-	enum when when;
-	enum how how;
-	const char *type;	/* alternatives separated by '|' */
-	const char *member;	/* alternatives separated by '|' */
-};
+/*
+ * The members whose HOW is CODE, one function each, named after the
+ * member (ruby_dwarf_rules[] refers to code_NAME for every CODE line of
+ * ruby_layout_fields.h, so a missing one does not compile).
+ *
+ * First the feature flags: which shapes exist.
+ */
 
-#define VM "rb_vm_t"
-#define RACT "rb_ractor_t"
-#define TH "rb_thread_t"
-#define NTH "struct rb_native_thread"
-#define EC "rb_execution_context_t"
-#define CFP "rb_control_frame_t"
-#define BODY "struct rb_iseq_constant_body"
-#define ME "rb_method_entry_t"
-#define DEF "rb_method_definition_t"
-#define CLS "struct RClass"
-#define EXT "rb_classext_t"
-#define STR "struct RString"
-#define ARY "struct RArray"
-#define SYMS "rb_symbols_t"
-#define OBJSP "rb_objspace_t"
+static int
+code_threads(struct ruby_dwarf *d, const struct ruby_layout *L, int64_t *v,
+	     char *why, size_t whylen)
+{
+	*v = has(d, "rb_vm_t", "ractor") ? RUBY_LAYOUT_THREADS_RACTOR
+					 : RUBY_LAYOUT_THREADS_VM;
+	return 0;
+}
 
-static const struct rule rules[] = {
-	/* rb_vm_t */
-	{ "vm_ractor_set", RACTOR, OFF, VM, "ractor.set" },
-	{ "vm_ractor_cnt", RACTOR, OFF, VM, "ractor.cnt" },
-	{ "vm_main_ractor", RACTOR, OFF, VM, "ractor.main_ractor" },
-	{ "vm_main_thread", ANY, OFF, VM, "ractor.main_thread|main_thread" },
-	{ "vm_living_threads", VMLIST, OFF, VM, "living_threads" },
-	{ "vm_living_thread_num", VMLIST, OFF, VM, "living_thread_num" },
-	{ "vm_running_thread", VMLIST, OFF, VM, "running_thread" },
-	{ "vm_gvl_owner", VMLIST, OFF, VM, "gvl.owner" },
-	{ "vm_objspace", ANY, OFF, VM, "gc.objspace|objspace" },
-	/* rb_ractor_t */
-	{ "ractor_threads_set", RACTOR, OFF, RACT, "threads.set" },
-	{ "ractor_threads_cnt", RACTOR, OFF, RACT, "threads.cnt" },
-	{ "ractor_running_ec", RACTOR, OFF, RACT, "threads.running_ec" },
-	{ "ractor_main_thread", RACTOR, OFF, RACT, "threads.main" },
-	{ "ractor_gvl_owner", RACTOR, OFF, RACT,
-	  "threads.sched.running|threads.gvl.owner" },
-	{ "ractor_vmlr_node", RACTOR, OFF, RACT, "vmlr_node" },
-	/* ccan list */
-	{ "list_node_next", ANY, OFF,
-	  "struct ccan_list_node|struct list_node", "next" },
-	{ "list_node_prev", ANY, OFF,
-	  "struct ccan_list_node|struct list_node", "prev" },
-	/* rb_thread_t */
-	{ "thread_lt_node", ANY, OFF, TH, "lt_node|vmlt_node" },
-	{ "thread_self", ANY, OFF, TH, "self" },
-	{ "thread_ractor", RACTOR, OFF, TH, "ractor" },
-	{ "thread_vm", ANY, OFF, TH, "vm" },
-	{ "thread_ec", ANY, OFF, TH, "ec" },
-	{ "thread_nt", NT, OFF, TH, "nt" },
-	{ "thread_thread_id", NOT_NT, OFF, TH, "thread_id" },
-	{ "thread_tid", TID_THREAD, OFF, TH, "tid" },
-	{ "thread_name", ANY, OFF, TH, "name" },
-	{ "thread_status_bit", ANY, BITS, TH, "status" },
-	{ "thread_runnable", ANY, ENUM, NULL, "THREAD_RUNNABLE" },
-	{ "thread_stopped", ANY, ENUM, NULL, "THREAD_STOPPED" },
-	{ "thread_stopped_forever", ANY, ENUM, NULL,
-	  "THREAD_STOPPED_FOREVER" },
-	{ "thread_killed", ANY, ENUM, NULL, "THREAD_KILLED" },
-	{ "nt_thread_id", NT, OFF, NTH, "thread_id" },
-	{ "nt_tid", NT, OFF, NTH, "tid" },
-	/* rb_execution_context_t */
-	{ "ec_vm_stack", ANY, OFF, EC, "vm_stack" },
-	{ "ec_vm_stack_size", ANY, OFF, EC, "vm_stack_size" },
-	{ "ec_cfp", ANY, OFF, EC, "cfp" },
-	{ "ec_thread_ptr", ANY, OFF, EC, "thread_ptr" },
-	{ "ec_fiber_ptr", ANY, OFF, EC, "fiber_ptr" },
-	/* rb_control_frame_t */
-	{ "sizeof_control_frame", ANY, SIZE, CFP, NULL },
-	{ "cfp_pc", ANY, OFF, CFP, "pc" },
-	{ "cfp_sp", ANY, OFF, CFP, "sp" },
-	{ "cfp_iseq", ANY, OFF, CFP, "iseq" },
-	{ "cfp_self", ANY, OFF, CFP, "self" },
-	{ "cfp_ep", ANY, OFF, CFP, "ep" },
-	{ "cfp_block_code", ANY, OFF, CFP, "block_code" },
-	{ "cfp_jit_return", OPT, OFF, CFP, "jit_return" },
-	/* frame magic */
-	{ "frame_magic_mask", ANY, ENUM, NULL, "VM_FRAME_MAGIC_MASK" },
-	{ "frame_magic_method", ANY, ENUM, NULL, "VM_FRAME_MAGIC_METHOD" },
-	{ "frame_magic_block", ANY, ENUM, NULL, "VM_FRAME_MAGIC_BLOCK" },
-	{ "frame_magic_class", ANY, ENUM, NULL, "VM_FRAME_MAGIC_CLASS" },
-	{ "frame_magic_top", ANY, ENUM, NULL, "VM_FRAME_MAGIC_TOP" },
-	{ "frame_magic_cfunc", ANY, ENUM, NULL, "VM_FRAME_MAGIC_CFUNC" },
-	{ "frame_magic_ifunc", ANY, ENUM, NULL, "VM_FRAME_MAGIC_IFUNC" },
-	{ "frame_magic_eval", ANY, ENUM, NULL, "VM_FRAME_MAGIC_EVAL" },
-	{ "frame_magic_rescue", ANY, ENUM, NULL, "VM_FRAME_MAGIC_RESCUE" },
-	{ "frame_magic_dummy", ANY, ENUM, NULL, "VM_FRAME_MAGIC_DUMMY" },
-	{ "frame_flag_cframe", ANY, ENUM, NULL, "VM_FRAME_FLAG_CFRAME" },
-	{ "env_flag_local", ANY, ENUM, NULL, "VM_ENV_FLAG_LOCAL" },
-	/* iseq */
-	{ "iseq_body", ANY, OFF, "rb_iseq_t", "body" },
-	{ "body_type", ANY, OFF, BODY, "type" },
-	{ "body_iseq_size", ANY, OFF, BODY, "iseq_size" },
-	{ "body_iseq_encoded", ANY, OFF, BODY, "iseq_encoded" },
-	{ "body_pathobj", ANY, OFF, BODY, "location.pathobj" },
-	{ "body_base_label", ANY, OFF, BODY, "location.base_label" },
-	{ "body_label", ANY, OFF, BODY, "location.label" },
-	{ "body_first_lineno", ANY, OFF, BODY, "location.first_lineno" },
-	{ "body_insns_info_body", ANY, OFF, BODY, "insns_info.body" },
-	{ "body_insns_info_positions", ANY, OFF, BODY,
-	  "insns_info.positions" },
-	{ "body_insns_info_size", ANY, OFF, BODY, "insns_info.size" },
-	{ "body_insns_info_succ", SUCC, OFF, BODY,
-	  "insns_info.succ_index_table" },
-	{ "body_local_iseq", ANY, OFF, BODY, "local_iseq" },
-	{ "body_parent_iseq", ANY, OFF, BODY, "parent_iseq" },
-	{ "sizeof_insn_info_entry", ANY, SIZE, "struct iseq_insn_info_entry",
-	  NULL },
-	{ "insn_info_line_no", ANY, OFF, "struct iseq_insn_info_entry",
-	  "line_no" },
-	{ "iseq_type_top", ANY, ENUM, NULL, "ISEQ_TYPE_TOP" },
-	{ "iseq_type_method", ANY, ENUM, NULL, "ISEQ_TYPE_METHOD" },
-	{ "iseq_type_block", ANY, ENUM, NULL, "ISEQ_TYPE_BLOCK" },
-	{ "iseq_type_class", ANY, ENUM, NULL, "ISEQ_TYPE_CLASS" },
-	{ "iseq_type_rescue", ANY, ENUM, NULL, "ISEQ_TYPE_RESCUE" },
-	{ "iseq_type_ensure", ANY, ENUM, NULL, "ISEQ_TYPE_ENSURE" },
-	{ "iseq_type_eval", ANY, ENUM, NULL, "ISEQ_TYPE_EVAL" },
-	{ "iseq_type_main", ANY, ENUM, NULL, "ISEQ_TYPE_MAIN" },
-	{ "iseq_type_plain", ANY, ENUM, NULL, "ISEQ_TYPE_PLAIN" },
-	/* struct succ_index_table (iseq.c) */
-	{ "succ_imm_part", SUCC, OFF, "struct succ_index_table", "imm_part" },
-	{ "succ_succ_part", SUCC, OFF, "struct succ_index_table",
-	  "succ_part" },
-	{ "sizeof_succ_dict_block", SUCC, SIZE, "struct succ_dict_block",
-	  NULL },
-	{ "succ_block_rank", SUCC, OFF, "struct succ_dict_block", "rank" },
-	{ "succ_block_small_block_ranks", SUCC, OFF, "struct succ_dict_block",
-	  "small_block_ranks" },
-	{ "succ_block_bits", SUCC, OFF, "struct succ_dict_block", "bits" },
-	/* method entries */
-	{ "me_flags", ANY, OFF, ME, "flags" },
-	{ "me_defined_class", ANY, OFF, ME, "defined_class" },
-	{ "me_def", ANY, OFF, ME, "def" },
-	{ "me_called_id", ANY, OFF, ME, "called_id" },
-	{ "me_owner", ANY, OFF, ME, "owner" },
-	{ "def_type_bit", ANY, BITS, DEF, "type" },
-	{ "def_original_id", ANY, OFF, DEF, "original_id" },
-	{ "def_iseq_iseqptr", ANY, OFF, DEF, "body.iseq.iseqptr" },
-	{ "def_cfunc_func", ANY, OFF, DEF, "body.cfunc.func" },
-	{ "def_bmethod_proc", ANY, OFF, DEF, "body.bmethod.proc" },
-	{ "def_alias_original_me", ANY, OFF, DEF, "body.alias.original_me" },
-	{ "method_type_iseq", ANY, ENUM, NULL, "VM_METHOD_TYPE_ISEQ" },
-	{ "method_type_cfunc", ANY, ENUM, NULL, "VM_METHOD_TYPE_CFUNC" },
-	{ "method_type_attrset", ANY, ENUM, NULL, "VM_METHOD_TYPE_ATTRSET" },
-	{ "method_type_ivar", ANY, ENUM, NULL, "VM_METHOD_TYPE_IVAR" },
-	{ "method_type_bmethod", ANY, ENUM, NULL, "VM_METHOD_TYPE_BMETHOD" },
-	{ "method_type_zsuper", ANY, ENUM, NULL, "VM_METHOD_TYPE_ZSUPER" },
-	{ "method_type_alias", ANY, ENUM, NULL, "VM_METHOD_TYPE_ALIAS" },
-	{ "method_type_undef", ANY, ENUM, NULL, "VM_METHOD_TYPE_UNDEF" },
-	{ "method_type_optimized", ANY, ENUM, NULL,
-	  "VM_METHOD_TYPE_OPTIMIZED" },
-	{ "method_type_missing", ANY, ENUM, NULL, "VM_METHOD_TYPE_MISSING" },
-	{ "method_type_refined", ANY, ENUM, NULL, "VM_METHOD_TYPE_REFINED" },
-	/* T_IMEMO */
-	{ "imemo_type_shift", ANY, ENUM, NULL, "RUBY_FL_USHIFT" },
-	{ "imemo_env", ANY, ENUM, NULL, "imemo_env" },
-	{ "imemo_cref", ANY, ENUM, NULL, "imemo_cref" },
-	{ "imemo_svar", ANY, ENUM, NULL, "imemo_svar" },
-	{ "imemo_ment", ANY, ENUM, NULL, "imemo_ment" },
-	{ "imemo_iseq", ANY, ENUM, NULL, "imemo_iseq" },
-	{ "svar_cref_or_me", ANY, OFF, "struct vm_svar", "cref_or_me" },
-	{ "cref_klass", ANY, OFF, "rb_cref_t", "klass_or_self|klass" },
-	{ "cref_next", ANY, OFF, "rb_cref_t", "next" },
-	/* RBasic, types, special constants */
-	{ "rbasic_flags", ANY, OFF, "struct RBasic", "flags" },
-	{ "rbasic_klass", ANY, OFF, "struct RBasic", "klass" },
-	{ "t_mask", ANY, ENUM, NULL, "RUBY_T_MASK" },
-	{ "t_object", ANY, ENUM, NULL, "RUBY_T_OBJECT" },
-	{ "t_class", ANY, ENUM, NULL, "RUBY_T_CLASS" },
-	{ "t_module", ANY, ENUM, NULL, "RUBY_T_MODULE" },
-	{ "t_string", ANY, ENUM, NULL, "RUBY_T_STRING" },
-	{ "t_array", ANY, ENUM, NULL, "RUBY_T_ARRAY" },
-	{ "t_iclass", ANY, ENUM, NULL, "RUBY_T_ICLASS" },
-	{ "t_imemo", ANY, ENUM, NULL, "RUBY_T_IMEMO" },
-	{ "fl_ushift", ANY, ENUM, NULL, "RUBY_FL_USHIFT" },
-	{ "fl_singleton", ANY, ENUM, NULL, "RUBY_FL_SINGLETON" },
-	{ "qfalse", ANY, ENUM, NULL, "RUBY_Qfalse" },
-	{ "qnil", ANY, ENUM, NULL, "RUBY_Qnil" },
-	{ "qtrue", ANY, ENUM, NULL, "RUBY_Qtrue" },
-	{ "qundef", ANY, ENUM, NULL, "RUBY_Qundef" },
-	{ "fixnum_flag", ANY, ENUM, NULL, "RUBY_FIXNUM_FLAG" },
-	{ "symbol_flag", ANY, ENUM, NULL, "RUBY_SYMBOL_FLAG" },
-	{ "special_shift", ANY, ENUM, NULL, "RUBY_SPECIAL_SHIFT" },
-	{ "immediate_mask", ANY, ENUM, NULL, "RUBY_IMMEDIATE_MASK" },
-	/* RClass / rb_classext_t */
-	{ "rclass_super", ANY, OFF, CLS, "super" },
-	{ "rclass_ext", OPT, OFF, CLS, "ptr" },
-	{ "sizeof_rclass", ANY, SIZE, CLS, NULL },
-	{ "classext_iv_tbl", ATT_IVAR, OFF, EXT, "iv_tbl" },
-	{ "classext_classpath", CP_EXT, OFF, EXT, "classpath" },
-	{ "classext_attached", ATT_EXT, OFF, EXT,
-	  "as.singleton_class.attached_object" },
-	{ "classext_origin", ANY, OFF, EXT, "origin_" },
-	{ "classext_includer", ANY, OFF, EXT, "includer" },
-	{ "id_attached", ATT_IVAR, ENUM, NULL, "id__attached__" },
-	/* st_table */
-	{ "st_num_entries", ANY, OFF, "st_table", "num_entries" },
-	{ "st_entries", ANY, OFF, "st_table", "entries" },
-	{ "st_entries_start", ANY, OFF, "st_table", "entries_start" },
-	{ "st_entries_bound", ANY, OFF, "st_table", "entries_bound" },
-	{ "sizeof_st_entry", ANY, SIZE, "struct st_table_entry", NULL },
-	{ "st_entry_hash", ANY, OFF, "struct st_table_entry", "hash" },
-	{ "st_entry_key", ANY, OFF, "struct st_table_entry", "key" },
-	{ "st_entry_record", ANY, OFF, "struct st_table_entry", "record" },
-	/* RString */
-	{ "rstring_len", ANY, OFF, STR, "len|as.heap.len" },
-	{ "rstring_heap_ptr", ANY, OFF, STR, "as.heap.ptr" },
-	{ "rstring_embed_ary", ANY, OFF, STR, "as.embed.ary|as.ary" },
-	{ "rstring_noembed", ANY, ENUM, NULL, "RSTRING_NOEMBED" },
-	{ "rstring_embed_len_mask", LEN_FLAGS, ENUM, NULL,
-	  "RSTRING_EMBED_LEN_MASK" },
-	{ "rstring_embed_len_shift", LEN_FLAGS, ENUM, NULL,
-	  "RSTRING_EMBED_LEN_SHIFT" },
-	/* RArray */
-	{ "rarray_heap_len", ANY, OFF, ARY, "as.heap.len" },
-	{ "rarray_heap_ptr", ANY, OFF, ARY, "as.heap.ptr" },
-	{ "rarray_embed_ary", ANY, OFF, ARY, "as.ary" },
-	{ "rarray_embed_flag", ANY, ENUM, NULL, "RARRAY_EMBED_FLAG" },
-	{ "rarray_embed_len_mask", ANY, ENUM, NULL, "RARRAY_EMBED_LEN_MASK" },
-	{ "rarray_embed_len_shift", ANY, ENUM, NULL,
-	  "RARRAY_EMBED_LEN_SHIFT" },
-	/* symbols (symbol.c) */
-	{ "sizeof_symbols", ANY, SIZE, SYMS, NULL },
-	{ "symbols_last_id", ANY, OFF, SYMS, "last_id" },
-	{ "symbols_str_sym", ANY, OFF, SYMS, "str_sym" },
-	{ "symbols_ids", ANY, OFF, SYMS, "ids" },
-	{ "id_entry_size", ANY, ENUM, NULL, "ID_ENTRY_SIZE" },
-	{ "id_entry_str", ANY, ENUM, NULL, "ID_ENTRY_STR" },
-	{ "tlast_op_id", ANY, ENUM, NULL, "tLAST_OP_ID" },
-	{ "id_scope_shift", ANY, ENUM, NULL, "RUBY_ID_SCOPE_SHIFT" },
-	/* GC (gc.c) */
-	{ "objspace_mode_bit", ANY, BITS, OBJSP, "flags.mode" },
-	{ "objspace_during_gc_bit", ANY, BITS, OBJSP, "flags.during_gc" },
-	{ "objspace_gc_count", ANY, OFF, OBJSP, "profile.count" },
-	{ "gc_mode_none", ANY, ENUM, NULL, "gc_mode_none" },
-	{ "gc_mode_marking", ANY, ENUM, NULL, "gc_mode_marking" },
-	{ "gc_mode_sweeping", ANY, ENUM, NULL, "gc_mode_sweeping" },
-	{ "gc_mode_compacting", OPT, ENUM, NULL, "gc_mode_compacting" },
-	{ "sizeof_rvalue", OPT, SIZE, "RVALUE", NULL },
+static int
+code_tid(struct ruby_dwarf *d, const struct ruby_layout *L, int64_t *v,
+	 char *why, size_t whylen)
+{
+	*v = has(d, "rb_thread_t", "nt")    ? RUBY_LAYOUT_TID_NATIVE_THREAD
+	     : has(d, "rb_thread_t", "tid") ? RUBY_LAYOUT_TID_THREAD
+					    : RUBY_LAYOUT_TID_PTHREAD;
+	return 0;
+}
+
+static int
+code_string(struct ruby_dwarf *d, const struct ruby_layout *L, int64_t *v,
+	    char *why, size_t whylen)
+{
+	*v = has(d, "struct RString", "len") ? RUBY_LAYOUT_STRING_LEN_FIELD
+					     : RUBY_LAYOUT_STRING_LEN_IN_FLAGS;
+	return 0;
+}
+
+static int
+code_lines(struct ruby_dwarf *d, const struct ruby_layout *L, int64_t *v,
+	   char *why, size_t whylen)
+{
+	uint64_t u;
+
+	*v = ruby_dwarf_size(d, "struct succ_index_table", &u) == 0
+		     ? RUBY_LAYOUT_LINES_SUCCINCT
+		     : RUBY_LAYOUT_LINES_POSITIONS;
+	return 0;
+}
+
+static int
+code_classpath(struct ruby_dwarf *d, const struct ruby_layout *L, int64_t *v,
+	       char *why, size_t whylen)
+{
+	*v = has(d, "rb_classext_t", "classpath") ? RUBY_LAYOUT_CLASSPATH_EXT
+						  : RUBY_LAYOUT_CLASSPATH_IVAR;
+	return 0;
+}
+
+static int
+code_attached(struct ruby_dwarf *d, const struct ruby_layout *L, int64_t *v,
+	      char *why, size_t whylen)
+{
+	*v = has(d, "rb_classext_t", "as.singleton_class.attached_object")
+		     ? RUBY_LAYOUT_ATTACHED_EXT
+		     : RUBY_LAYOUT_ATTACHED_IVAR;
+	return 0;
+}
+
+static int
+code_first_lineno_fixnum(struct ruby_dwarf *d, const struct ruby_layout *L,
+			 int64_t *v, char *why, size_t whylen)
+{
+	*v = ruby_dwarf_member_is(d, "rb_iseq_location_t", "first_lineno",
+				  "VALUE");
+	return 0;
+}
+
+static int
+code_yjit(struct ruby_dwarf *d, const struct ruby_layout *L, int64_t *v,
+	  char *why, size_t whylen)
+{
+	uint64_t u;
+
+	/* C in 3.1 (yjit.c then includes its code generator, whose
+	 * codeblock_t is indexed), Rust from 3.2. */
+	*v = ruby_dwarf_has_rust(d) ||
+	     ruby_dwarf_size(d, "codeblock_t", &u) == 0;
+	return 0;
+}
+
+/* Then what a -g build does not record, being preprocessor macros. */
+
+/* VM_ENV_DATA_INDEX_* (vm_core.h): -2, -1, 0 since Ruby 2.2. */
+static int
+code_env_index_me_cref(struct ruby_dwarf *d, const struct ruby_layout *L,
+		       int64_t *v, char *why, size_t whylen)
+{
+	*v = -2;
+	return 0;
+}
+
+static int
+code_env_index_specval(struct ruby_dwarf *d, const struct ruby_layout *L,
+		       int64_t *v, char *why, size_t whylen)
+{
+	*v = -1;
+	return 0;
+}
+
+static int
+code_env_index_flags(struct ruby_dwarf *d, const struct ruby_layout *L,
+		     int64_t *v, char *why, size_t whylen)
+{
+	*v = 0;
+	return 0;
+}
+
+/* IMEMO_MASK (internal/imemo.h): 0x0f since 2.3. */
+static int
+code_imemo_type_mask(struct ruby_dwarf *d, const struct ruby_layout *L,
+		     int64_t *v, char *why, size_t whylen)
+{
+	*v = 0xf;
+	return 0;
+}
+
+/* IMMEDIATE_TABLE_SIZE (iseq.c): imm_part has IMMEDIATE_TABLE_SIZE / 9
+ * uint64_t words. */
+static int
+code_succ_immediate_size(struct ruby_dwarf *d, const struct ruby_layout *L,
+			 int64_t *v, char *why, size_t whylen)
+{
+	uint64_t u;
+
+	if (ruby_dwarf_member_size(d, "struct succ_index_table", "imm_part",
+				   &u) < 0 ||
+	    u == 0 || u % 8) {
+		snprintf(why, whylen,
+			 "no struct succ_index_table.imm_part size");
+		return -1;
+	}
+	*v = (int64_t)(u / 8 * 9);
+	return 0;
+}
+
+/* RSTRING_EMBED_LEN_MASK: a string whose length is a field (3.2+) has
+ * no mask in its flags, 0. */
+static int
+code_rstring_embed_len_mask(struct ruby_dwarf *d, const struct ruby_layout *L,
+			    int64_t *v, char *why, size_t whylen)
+{
+	if (L->string == RUBY_LAYOUT_STRING_LEN_FIELD) {
+		*v = 0;
+		return 0;
+	}
+	if (ruby_dwarf_enum(d, "RSTRING_EMBED_LEN_MASK", v) == 0)
+		return 0;
+	snprintf(why, whylen, "no constant RSTRING_EMBED_LEN_MASK (for %s)",
+		 "rstring_embed_len_mask");
+	return -1;
+}
+
+/* ID_ENTRY_UNIT (symbol.c) is a static const int, whose value the DWARF
+ * holds when the compiler kept it as a constant; 512 in every release
+ * since 2.2. */
+static int
+code_id_entry_unit(struct ruby_dwarf *d, const struct ruby_layout *L,
+		   int64_t *v, char *why, size_t whylen)
+{
+	if (ruby_dwarf_enum(d, "ID_ENTRY_UNIT", v) < 0 || *v <= 0 ||
+	    *v >= 1 << 20)
+		*v = 512;
+	return 0;
+}
+
+/* RVALUE is gone in 3.4 (BASE_SLOT_SIZE, a macro): 40 bytes, the size of
+ * five VALUEs, in every version. */
+static int
+code_sizeof_rvalue(struct ruby_dwarf *d, const struct ruby_layout *L,
+		   int64_t *v, char *why, size_t whylen)
+{
+	uint64_t u;
+
+	*v = ruby_dwarf_size(d, "RVALUE", &u) == 0 ? (int64_t)u : 40;
+	return 0;
+}
+
+/* The code function of a member: code_NAME for HOW CODE, else none. */
+#define RULE_CODE_OFF(name) NULL
+#define RULE_CODE_SIZE(name) NULL
+#define RULE_CODE_BITS(name) NULL
+#define RULE_CODE_ENUM(name) NULL
+#define RULE_CODE_WIDTH(name) NULL
+#define RULE_CODE_CODE(name) code_##name
+#define RULE_CODE_ARG(name) NULL
+#define RULE_CODE_NONE(name) NULL
+
+const struct ruby_dwarf_rule ruby_dwarf_rules[] = {
+#define RBL_FIELD(type, name, when, how, ctype, cmember)                     \
+	{ RUBY_DWARF_WHEN_##when, RUBY_DWARF_HOW_##how, ctype, cmember,      \
+	  RULE_CODE_##how(name) },
+#include "rbflame/ruby_layout_fields.h"
+	{ 0 },
 };
 
 /* Copies alternative number i of "a|b|c" into buf; -1 past the last. */
@@ -940,47 +884,49 @@ alternative(const char *list, int i, char *buf, size_t cap)
 }
 
 static bool
-applies(enum when w, const struct ruby_layout *L)
+applies(enum ruby_dwarf_when w, const struct ruby_layout *L)
 {
 	switch (w) {
-	case ANY:
-	case OPT:
+	case RUBY_DWARF_WHEN_ANY:
+	case RUBY_DWARF_WHEN_OPT:
 		return true;
-	case RACTOR:
+	case RUBY_DWARF_WHEN_RACTOR:
 		return L->threads == RUBY_LAYOUT_THREADS_RACTOR;
-	case VMLIST:
+	case RUBY_DWARF_WHEN_VMLIST:
 		return L->threads == RUBY_LAYOUT_THREADS_VM;
-	case TID_THREAD:
+	case RUBY_DWARF_WHEN_TID_THREAD:
 		return L->tid == RUBY_LAYOUT_TID_THREAD;
-	case NOT_NT:
+	case RUBY_DWARF_WHEN_NOT_NT:
 		return L->tid != RUBY_LAYOUT_TID_NATIVE_THREAD;
-	case NT:
+	case RUBY_DWARF_WHEN_NT:
 		return L->tid == RUBY_LAYOUT_TID_NATIVE_THREAD;
-	case SUCC:
+	case RUBY_DWARF_WHEN_SUCC:
 		return L->lines == RUBY_LAYOUT_LINES_SUCCINCT;
-	case CP_IVAR:
+	case RUBY_DWARF_WHEN_CP_IVAR:
 		return L->classpath == RUBY_LAYOUT_CLASSPATH_IVAR;
-	case CP_EXT:
+	case RUBY_DWARF_WHEN_CP_EXT:
 		return L->classpath == RUBY_LAYOUT_CLASSPATH_EXT;
-	case ATT_IVAR:
+	case RUBY_DWARF_WHEN_ATT_IVAR:
 		return L->attached == RUBY_LAYOUT_ATTACHED_IVAR;
-	case ATT_EXT:
+	case RUBY_DWARF_WHEN_ATT_EXT:
 		return L->attached == RUBY_LAYOUT_ATTACHED_EXT;
-	case LEN_FLAGS:
+	case RUBY_DWARF_WHEN_LEN_FLAGS:
 		return L->string == RUBY_LAYOUT_STRING_LEN_IN_FLAGS;
 	}
 	return false;
 }
 
-/* One rule's answer; -1 when no alternative is found. */
+/* One data rule's answer (OFF, SIZE, BITS, ENUM); -1 when no
+ * alternative is found. */
 static int
-answer(struct ruby_dwarf *d, const struct rule *r, int64_t *v, int64_t *w)
+answer(struct ruby_dwarf *d, const struct ruby_dwarf_rule *r, int64_t *v,
+       int64_t *w)
 {
 	char type[MAX_NAME], member[MAX_NAME];
 	uint64_t u, width;
 	int64_t s;
 
-	if (r->how == ENUM) {
+	if (r->how == RUBY_DWARF_HOW_ENUM) {
 		if (ruby_dwarf_enum(d, r->member, &s) < 0)
 			return -1;
 		*v = s;
@@ -988,7 +934,7 @@ answer(struct ruby_dwarf *d, const struct rule *r, int64_t *v, int64_t *w)
 	}
 	for (int ti = 0; alternative(r->type, ti, type, sizeof(type)) == 0;
 	     ti++) {
-		if (r->how == SIZE) {
+		if (r->how == RUBY_DWARF_HOW_SIZE) {
 			if (ruby_dwarf_size(d, type, &u) == 0) {
 				*v = (int64_t)u;
 				return 0;
@@ -998,12 +944,12 @@ answer(struct ruby_dwarf *d, const struct rule *r, int64_t *v, int64_t *w)
 		for (int mi = 0; alternative(r->member, mi, member,
 					     sizeof(member)) == 0;
 		     mi++) {
-			if (r->how == OFF &&
+			if (r->how == RUBY_DWARF_HOW_OFF &&
 			    ruby_dwarf_offset(d, type, member, &u) == 0) {
 				*v = (int64_t)u;
 				return 0;
 			}
-			if (r->how == BITS &&
+			if (r->how == RUBY_DWARF_HOW_BITS &&
 			    ruby_dwarf_bits(d, type, member, &u, &width) == 0) {
 				*v = (int64_t)u;
 				*w = (int64_t)width;
@@ -1012,15 +958,6 @@ answer(struct ruby_dwarf *d, const struct rule *r, int64_t *v, int64_t *w)
 		}
 	}
 	return -1;
-}
-
-static bool
-has(struct ruby_dwarf *d, const char *type, const char *member)
-{
-	Dwarf_Die m;
-	uint64_t off;
-
-	return resolve(d, type, member, &m, &off) == 0;
 }
 
 static void
@@ -1044,7 +981,6 @@ ruby_dwarf_layout(struct ruby_dwarf *d, const char *version,
 {
 	struct ruby_layout *L = &out->layout;
 	unsigned maj, min;
-	uint64_t u;
 	int64_t v, w;
 
 	memset(out, 0, sizeof(*out));
@@ -1057,110 +993,55 @@ ruby_dwarf_layout(struct ruby_dwarf *d, const char *version,
 	snprintf(out->version, sizeof(out->version), "%s", version);
 	snprintf(out->source, sizeof(out->source), "DWARF of %s", origin);
 	absent(L);
+	/* HOW ARG */
 	L->version = out->version;
 	L->source = out->source;
 	L->api_major = (uint8_t)maj;
 	L->api_minor = (uint8_t)min;
 
-	/* Feature flags: which shapes exist. */
-	L->threads = has(d, VM, "ractor") ? RUBY_LAYOUT_THREADS_RACTOR
-					  : RUBY_LAYOUT_THREADS_VM;
-	L->tid = has(d, TH, "nt")    ? RUBY_LAYOUT_TID_NATIVE_THREAD
-		 : has(d, TH, "tid") ? RUBY_LAYOUT_TID_THREAD
-				     : RUBY_LAYOUT_TID_PTHREAD;
-	L->string = has(d, STR, "len") ? RUBY_LAYOUT_STRING_LEN_FIELD
-				       : RUBY_LAYOUT_STRING_LEN_IN_FLAGS;
-	L->lines = ruby_dwarf_size(d, "struct succ_index_table", &u) == 0
-			   ? RUBY_LAYOUT_LINES_SUCCINCT
-			   : RUBY_LAYOUT_LINES_POSITIONS;
-	L->classpath = has(d, EXT, "classpath") ? RUBY_LAYOUT_CLASSPATH_EXT
-						: RUBY_LAYOUT_CLASSPATH_IVAR;
-	L->attached = has(d, EXT, "as.singleton_class.attached_object")
-			      ? RUBY_LAYOUT_ATTACHED_EXT
-			      : RUBY_LAYOUT_ATTACHED_IVAR;
-	L->first_lineno_fixnum = (uint8_t)ruby_dwarf_member_is(
-		d, "rb_iseq_location_t", "first_lineno", "VALUE");
-	/* YJIT: C in 3.1 (yjit.c then includes its code generator, whose
-	 * codeblock_t is indexed), Rust from 3.2. */
-	L->yjit = ruby_dwarf_has_rust(d) ||
-		  ruby_dwarf_size(d, "codeblock_t", &u) == 0;
+	/* In the list's order: the feature flags first, then what they
+	 * choose between. */
+	for (size_t i = 0; ruby_layout_fields[i].name; i++) {
+		const struct ruby_layout_field *f = &ruby_layout_fields[i];
+		const struct ruby_dwarf_rule *r = &ruby_dwarf_rules[i];
+		int rc;
 
-	for (size_t i = 0; i < sizeof(rules) / sizeof(rules[0]); i++) {
-		const struct rule *r = &rules[i];
-		const struct ruby_layout_field *f = ruby_layout_field(r->field);
-		char wname[MAX_NAME];
-
-		if (!f)
-			goto internal;
-		if (!applies(r->when, L))
+		if (r->how == RUBY_DWARF_HOW_ARG ||
+		    r->how == RUBY_DWARF_HOW_WIDTH ||
+		    r->how == RUBY_DWARF_HOW_NONE || !applies(r->when, L))
 			continue;
 		w = 0;
-		if (answer(d, r, &v, &w) < 0) {
-			if (r->when == OPT)
+		if (r->how == RUBY_DWARF_HOW_CODE)
+			rc = r->code(d, L, &v, why, whylen);
+		else
+			rc = answer(d, r, &v, &w);
+		if (rc < 0) {
+			if (r->when == RUBY_DWARF_WHEN_OPT)
 				continue;
-			if (r->how == ENUM)
+			/* code() has said why. */
+			if (r->how == RUBY_DWARF_HOW_ENUM)
 				snprintf(why, whylen, "no constant %s (for %s)",
-					 r->member, r->field);
-			else
+					 r->member, f->name);
+			else if (r->how != RUBY_DWARF_HOW_CODE)
 				snprintf(why, whylen, "no %s%s%s (for %s)",
 					 r->type, r->member ? "." : "",
-					 r->member ? r->member : "", r->field);
+					 r->member ? r->member : "", f->name);
 			errno = ENOENT;
 			return -1;
 		}
 		if (ruby_layout_set(L, f, v) < 0) {
 			snprintf(why, whylen, "%s = %lld: out of range",
-				 r->field, (long long)v);
+				 f->name, (long long)v);
 			errno = ERANGE;
 			return -1;
 		}
-		if (r->how != BITS)
-			continue;
 		/* thread_status_bit -> thread_status_width, when there is
 		 * one (objspace_during_gc is one bit). */
-		snprintf(wname, sizeof(wname), "%.*s_width",
-			 (int)(strlen(r->field) - 4), r->field);
-		f = ruby_layout_field(wname);
-		if (f && ruby_layout_set(L, f, w) < 0)
+		if (r->how == RUBY_DWARF_HOW_BITS &&
+		    r[1].how == RUBY_DWARF_HOW_WIDTH &&
+		    ruby_layout_set(L, f + 1, w) < 0)
 			goto internal;
 	}
-
-	/* What a -g build does not record, being preprocessor macros: */
-	/* VM_ENV_DATA_INDEX_* (vm_core.h): -2, -1, 0 since Ruby 2.2. */
-	L->env_index_me_cref = -2;
-	L->env_index_specval = -1;
-	L->env_index_flags = 0;
-	/* IMEMO_MASK (internal/imemo.h): 0x0f since 2.3. */
-	L->imemo_type_mask = 0xf;
-	/* IMMEDIATE_TABLE_SIZE (iseq.c): imm_part has
-	 * IMMEDIATE_TABLE_SIZE / 9 uint64_t words. */
-	if (L->lines == RUBY_LAYOUT_LINES_SUCCINCT) {
-		if (ruby_dwarf_member_size(d, "struct succ_index_table",
-					   "imm_part", &u) < 0 ||
-		    u == 0 || u % 8) {
-			snprintf(why, whylen,
-				 "no struct succ_index_table.imm_part size");
-			errno = ENOENT;
-			return -1;
-		}
-		L->succ_immediate_size = (uint16_t)(u / 8 * 9);
-	}
-	/* ID_ENTRY_UNIT (symbol.c) is a static const int, whose value the
-	 * DWARF holds when the compiler kept it as a constant; 512 in
-	 * every release since 2.2. */
-	L->id_entry_unit = ruby_dwarf_enum(d, "ID_ENTRY_UNIT", &v) == 0 &&
-					   v > 0 && v < 1 << 20
-				   ? (uint32_t)v
-				   : 512;
-	/* A string whose length is a field has no mask in its flags. */
-	if (L->string == RUBY_LAYOUT_STRING_LEN_FIELD) {
-		L->rstring_embed_len_mask = 0;
-		L->rstring_embed_len_shift = 0;
-	}
-	/* RVALUE is gone in 3.4 (BASE_SLOT_SIZE, a macro): 40 bytes, the
-	 * size of five VALUEs, in every version. */
-	if (L->sizeof_rvalue == RUBY_LAYOUT_NONE)
-		L->sizeof_rvalue = 40;
 	return 0;
 internal:
 	snprintf(why, whylen, "internal error: layout rule table");

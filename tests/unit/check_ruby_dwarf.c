@@ -6,8 +6,8 @@
  * anonymous members, sizes, bitfields in both encodings, enumerators and
  * a constant; the answers are checked against offsetof() and the bits the
  * compiler sets here. Also the field list of struct ruby_layout
- * (src/ruby/layout.c) against the header, member by member, and its
- * compare and print helpers.
+ * (src/ruby/layout.c) against the struct, its compare and print
+ * helpers, and that every member has a DWARF rule.
  */
 #include "config.h"
 
@@ -196,52 +196,136 @@ START_TEST(not_ruby)
 }
 END_TEST
 
-/* The member names of struct ruby_layout, as the header declares them. */
-static int
-header_members(char names[][64], int max)
+static size_t
+field_size(const struct ruby_layout_field *f)
 {
-	FILE *f = fopen(SRCDIR "/include/rbflame/ruby_layout.h", "r");
-	char line[512];
-	bool in = false;
-	int n = 0;
-
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		char type[32], name[64];
-
-		if (!strncmp(line, "struct ruby_layout {", 20)) {
-			in = true;
-			continue;
-		}
-		if (in && !strncmp(line, "};", 2))
-			break;
-		if (!in || line[0] != '\t' || line[1] < 'a' || line[1] > 'z')
-			continue;
-		if (!strncmp(line, "\tconst char *", 13) &&
-		    sscanf(line + 13, "%63[a-z_0-9];", name) == 1) {
-			ck_assert_int_lt(n, max);
-			strcpy(names[n++], name);
-		} else if (sscanf(line, " %31s %63[a-z_0-9];", type, name) == 2) {
-			ck_assert_int_lt(n, max);
-			strcpy(names[n++], name);
-		}
+	switch (f->type) {
+	case RUBY_FIELD_STR:
+		return sizeof(const char *);
+	case RUBY_FIELD_U8:
+	case RUBY_FIELD_I8:
+		return 1;
+	case RUBY_FIELD_U16:
+		return 2;
+	case RUBY_FIELD_U32:
+		return 4;
 	}
-	fclose(f);
-	return n;
+	return 0;
 }
 
+/*
+ * The field table and the struct come from one list: the table holds
+ * each member once, in the struct's order, and nothing but members.
+ */
 START_TEST(field_list)
 {
-	static char names[512][64];
-	int n = header_members(names, 512), i = 0;
+	const struct ruby_layout_field *f, *prev = NULL;
+	int n = 0;
 
-	ck_assert_int_gt(n, 200);
-	for (const struct ruby_layout_field *f = ruby_layout_fields; f->name;
-	     f++, i++) {
-		ck_assert_int_lt(i, n);
-		ck_assert_str_eq(f->name, names[i]);
+	for (f = ruby_layout_fields; f->name; prev = f++, n++) {
+		ck_assert_uint_ne(field_size(f), 0);
+		ck_assert_uint_le(f->offset + field_size(f),
+				  sizeof(struct ruby_layout));
+		ck_assert_ptr_eq(ruby_layout_field(f->name), f);
+		if (prev)
+			ck_assert_msg(f->offset >= prev->offset +
+						     field_size(prev),
+				      "%s overlaps %s or comes before it",
+				      f->name, prev->name);
 	}
-	ck_assert_int_eq(i, n);
+	ck_assert_int_gt(n, 200);
+	ck_assert_str_eq(ruby_layout_fields[0].name, "version");
+	ck_assert_uint_eq(ruby_layout_fields[0].offset, 0);
+}
+END_TEST
+
+/* Whether s is "a" or "a|b|...", no part empty. */
+static bool
+alternatives_ok(const char *s)
+{
+	return s && *s && s[0] != '|' && s[strlen(s) - 1] != '|' &&
+	       !strstr(s, "||");
+}
+
+static bool
+ends_with(const char *s, const char *end)
+{
+	size_t n = strlen(s), m = strlen(end);
+
+	return n > m && !strcmp(s + n - m, end);
+}
+
+/*
+ * Every member of struct ruby_layout has a DWARF rule, or is marked as
+ * having none (NONE), and each rule has what its HOW needs; a CODE rule
+ * without its function does not compile. A member added without a rule
+ * fails here.
+ */
+START_TEST(rules)
+{
+	const struct ruby_layout_field *f = ruby_layout_fields;
+	const struct ruby_dwarf_rule *r = ruby_dwarf_rules;
+
+	for (; f->name; f++, r++) {
+		const char *n = f->name;
+		bool arg = !strcmp(n, "version") || !strcmp(n, "source") ||
+			   !strcmp(n, "api_major") || !strcmp(n, "api_minor");
+		char bit[64];
+
+		ck_assert_msg(r->how >= RUBY_DWARF_HOW_OFF &&
+				      r->how <= RUBY_DWARF_HOW_NONE,
+			      "%s: no DWARF rule", n);
+		ck_assert_msg(!r->code == (r->how != RUBY_DWARF_HOW_CODE),
+			      "%s: code() without CODE, or CODE without", n);
+		/* ruby_dwarf_layout() sets these four from its arguments. */
+		ck_assert_msg(arg == (r->how == RUBY_DWARF_HOW_ARG),
+			      "%s: ARG is for the identity only", n);
+		ck_assert_msg(ends_with(n, "_bit") ==
+				      (r->how == RUBY_DWARF_HOW_BITS),
+			      "%s: BITS is for NAME_bit", n);
+		switch (r->how) {
+		case RUBY_DWARF_HOW_OFF:
+		case RUBY_DWARF_HOW_BITS:
+			ck_assert_msg(alternatives_ok(r->type) &&
+					      alternatives_ok(r->member),
+				      "%s: OFF and BITS need a type and a "
+				      "member", n);
+			break;
+		case RUBY_DWARF_HOW_SIZE:
+			ck_assert_msg(alternatives_ok(r->type) && !r->member,
+				      "%s: SIZE takes a type only", n);
+			break;
+		case RUBY_DWARF_HOW_ENUM:
+			ck_assert_msg(!r->type && r->member && *r->member &&
+					      !strchr(r->member, '|'),
+				      "%s: ENUM takes one constant", n);
+			break;
+		case RUBY_DWARF_HOW_WIDTH:
+			/* Set by the BITS rule right before it. */
+			ck_assert_msg(ends_with(n, "_width"), "%s: WIDTH", n);
+			snprintf(bit, sizeof(bit), "%.*s_bit",
+				 (int)(strlen(n) - 6), n);
+			ck_assert_msg(f > ruby_layout_fields &&
+					      r[-1].how == RUBY_DWARF_HOW_BITS &&
+					      !strcmp(f[-1].name, bit),
+				      "%s: WIDTH must follow %s, a BITS", n,
+				      bit);
+			/* fall through */
+		case RUBY_DWARF_HOW_CODE:
+		case RUBY_DWARF_HOW_ARG:
+		case RUBY_DWARF_HOW_NONE:
+			ck_assert_msg(!r->type && !r->member,
+				      "%s: no C names for this HOW", n);
+			break;
+		}
+		if (r->how == RUBY_DWARF_HOW_WIDTH ||
+		    r->how == RUBY_DWARF_HOW_ARG ||
+		    r->how == RUBY_DWARF_HOW_NONE)
+			ck_assert_msg(r->when == RUBY_DWARF_WHEN_ANY,
+				      "%s: WHEN is ANY when there is no rule",
+				      n);
+	}
+	ck_assert_msg(!r->how, "more DWARF rules than members");
 }
 END_TEST
 
@@ -295,6 +379,7 @@ dwarf_suite(void)
 	tcase_add_loop_test(tc, enums, 0, 2);
 	tcase_add_test(tc, not_ruby);
 	tcase_add_test(tc, field_list);
+	tcase_add_test(tc, rules);
 	tcase_add_test(tc, field_helpers);
 	suite_add_tcase(s, tc);
 	return s;
