@@ -226,166 +226,228 @@ trap_answers_interrupt(struct target_thread *th, int sig)
 	return true;
 }
 
-/* One wait status for tid. */
+/* A trap of ours is over: th stays held when the trap answers our
+ * interrupt, else it goes on (with sig, for a signal-delivery stop). */
+static void
+end_trap(struct target_thread *th, int sig)
+{
+	if (trap_answers_interrupt(th, sig))
+		return;
+	cont(th->tid, sig);
+}
+
+/* tid exited or was killed: a thread, maybe a process's leader. */
+static void
+on_exit_status(struct target *t, pid_t tid, int status)
+{
+	struct target_thread *th = target_thread_find(t, tid);
+	struct target_process *p = target_process_find(t, tid);
+
+	if (p)
+		p->exited = true;
+	if (tid == t->pid) {
+		t->exited = true;
+		t->exit_status = status;
+	}
+	if (th)
+		thread_remove(t, th);
+}
+
+/* The thread that reports a stop; a new thread can report its first stop
+ * before its parent's clone (or fork) event. */
+static struct target_thread *
+stopped_thread(struct target *t, pid_t tid)
+{
+	struct target_thread *th = target_thread_find(t, tid);
+
+	return th ? th : thread_add(t, thread_group(t, tid), tid);
+}
+
+/* th created a thread: it is traced already. */
+static void
+on_clone(struct target *t, struct target_thread *th)
+{
+	pid_t tid = th->tid;
+	unsigned long child = 0;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 && child > 0)
+		thread_add(t, thread_group(t, (pid_t)child), (pid_t)child);
+	/* th may have moved: thread_add() grows the table. */
+	th = target_thread_find(t, tid);
+	if (th)
+		end_trap(th, 0);
+	else
+		cont(tid, 0);
+}
+
+/* th forked or vforked (follow_forks): the child is traced already; its
+ * first stop may have come first. */
+static void
+on_fork(struct target *t, struct target_thread *th, bool vfork)
+{
+	pid_t tid = th->tid;
+	unsigned long child = 0;
+
+	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 && child > 0) {
+		struct target_process *p =
+			process_add(t, (pid_t)child, th->pid);
+
+		p->parent = th->pid;
+		p->vforked = vfork;
+		thread_add(t, (pid_t)child, (pid_t)child);
+	}
+	th = target_thread_find(t, tid);
+	if (th)
+		end_trap(th, 0);
+	else
+		cont(tid, 0);
+}
+
+/* A thread of th's process exec'd; th now has the leader's tid. */
+static void
+on_exec(struct target *t, struct target_thread *th)
+{
+	unsigned long old = 0;
+	pid_t tid = th->tid, pid = th->pid;
+	struct target_process *p;
+
+	/* After exec only the leader's tid is left; the threads that
+	 * vanished report no exit. */
+	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &old) == 0)
+		debug_msg("exec by thread %lu", old);
+	for (size_t i = 0; i < t->nthreads;) {
+		if (t->threads[i].pid == pid && t->threads[i].tid != pid)
+			thread_remove(t, &t->threads[i]);
+		else
+			i++;
+	}
+	th = target_thread_find(t, pid);
+	if (th && old != 0 && (pid_t)old != pid) {
+		/* Another thread exec'd and took the leader's tid: the
+		 * leader we knew died, with any interrupt we had sent it
+		 * (its stop will never come), and its syscall file with it.
+		 * Start the entry afresh. */
+		thread_remove(t, th);
+		th = NULL;
+	}
+	if (!th)
+		th = thread_add(t, pid, pid);
+	p = process_add(t, pid, 0);
+	p->exec_seen = true;
+	p->vforked = false;
+	t->exec_seen = true;
+	/* The exec event answered any interrupt we had sent (see
+	 * trap_answers_interrupt()); the new image is not read with the old
+	 * one's tables: let it run. */
+	th = target_thread_find(t, pid);
+	if (th) {
+		th->state = TS_RUNNING;
+		th->unwanted = false;
+	}
+	cont(pid, 0);
+}
+
+/* Group stop (SIGSTOP, Ctrl-Z): stay stopped as the user asked, but keep
+ * receiving events. */
+static void
+on_group_stop(struct target_thread *th)
+{
+	th->state = TS_GROUP_STOPPED;
+	th->unwanted = false;
+	if (ptrace(PTRACE_LISTEN, th->tid, NULL, NULL) < 0 && errno != ESRCH)
+		debug_msg("PTRACE_LISTEN %d: %s", (int)th->tid,
+			  strerror(errno));
+}
+
+/* A PTRACE_EVENT_STOP that is no group stop: our interrupt, or a stop
+ * nobody waits for. */
+static void
+on_interrupt_stop(struct target *t, struct target_thread *th)
+{
+	if (th->state == TS_STOPPING && !th->unwanted) {
+		th->state = TS_STOPPED;
+		return;
+	}
+	/* A new thread's first stop, the wake-up after a group stop, an
+	 * interrupt we gave up waiting for, or one sent while the thread sat
+	 * in another stop: that one may have cut a non-restartable syscall
+	 * short, like any of ours. */
+	{
+		struct user_regs_struct regs;
+
+		if (target_get_regs(th, &regs) == 0)
+			target_fix_interrupted_syscall(t, th, &regs);
+	}
+	th->state = TS_RUNNING;
+	th->unwanted = false;
+	cont(th->tid, 0);
+}
+
+/* Signal-delivery stop: the signal goes on to the target untouched, now
+ * or, when this stop answers our interrupt, at the resume. */
+static void
+on_signal_stop(struct target *t, struct target_thread *th, int sig)
+{
+	t->stats.signals_forwarded++;
+	if (th->state == TS_GROUP_STOPPED)
+		th->state = TS_RUNNING;	/* SIGCONT & co */
+	if (signal_may_restart(t, sig)) {
+		struct user_regs_struct regs;
+
+		if (target_get_regs(th, &regs) == 0)
+			target_fix_interrupted_syscall(t, th, &regs);
+	}
+	end_trap(th, sig);
+}
+
+static bool
+is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+/* One wait status for tid, handed to the handler of its kind. */
 static void
 handle_event(struct target *t, pid_t tid, int status)
 {
-	struct target_thread *th = target_thread_find(t, tid);
-	int event = (unsigned)status >> 16;
+	struct target_thread *th;
 	int sig;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		struct target_process *p = target_process_find(t, tid);
-
-		if (p)
-			p->exited = true;
-		if (tid == t->pid) {
-			t->exited = true;
-			t->exit_status = status;
-		}
-		if (th)
-			thread_remove(t, th);
+		on_exit_status(t, tid, status);
 		return;
 	}
 	if (!WIFSTOPPED(status))
 		return;
-	if (!th) {
-		/* A new thread can report its first stop before its parent's
-		 * clone (or fork) event. */
-		th = thread_add(t, thread_group(t, tid), tid);
-	}
+	th = stopped_thread(t, tid);
 	sig = WSTOPSIG(status);
-	switch (event) {
-	case PTRACE_EVENT_CLONE: {
-		unsigned long child = 0;
-
-		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 &&
-		    child > 0)
-			thread_add(t, thread_group(t, (pid_t)child),
-				   (pid_t)child);
-		/* th may have moved: thread_add() grows the table. */
-		th = target_thread_find(t, tid);
-		if (th && trap_answers_interrupt(th, 0))
-			return;
-		cont(tid, 0);
-		return;
-	}
+	switch ((unsigned)status >> 16) {
+	case PTRACE_EVENT_CLONE:
+		on_clone(t, th);
+		break;
 	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK: {
-		unsigned long child = 0;
-
-		/* follow_forks: the child is traced already; its first stop
-		 * may have come first. */
-		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 &&
-		    child > 0) {
-			struct target_process *p =
-				process_add(t, (pid_t)child, th->pid);
-
-			p->parent = th->pid;
-			p->vforked = event == PTRACE_EVENT_VFORK;
-			thread_add(t, (pid_t)child, (pid_t)child);
-		}
-		th = target_thread_find(t, tid);
-		if (th && trap_answers_interrupt(th, 0))
-			return;
-		cont(tid, 0);
-		return;
-	}
-	case PTRACE_EVENT_EXEC: {
-		unsigned long old = 0;
-		pid_t pid = th->pid;
-		struct target_process *p;
-
-		/* After exec only the leader's tid is left; the threads that
-		 * vanished report no exit. */
-		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &old) == 0)
-			debug_msg("exec by thread %lu", old);
-		for (size_t i = 0; i < t->nthreads;) {
-			if (t->threads[i].pid == pid &&
-			    t->threads[i].tid != pid)
-				thread_remove(t, &t->threads[i]);
-			else
-				i++;
-		}
-		th = target_thread_find(t, pid);
-		if (th && old != 0 && (pid_t)old != pid) {
-			/* Another thread exec'd and took the leader's tid: the
-			 * leader we knew died, with any interrupt we had sent
-			 * it (its stop will never come), and its syscall file
-			 * with it. Start the entry afresh. */
-			thread_remove(t, th);
-			th = NULL;
-		}
-		if (!th)
-			th = thread_add(t, pid, pid);
-		p = process_add(t, pid, 0);
-		p->exec_seen = true;
-		p->vforked = false;
-		t->exec_seen = true;
-		/* The exec event answered any interrupt we had sent (see
-		 * trap_answers_interrupt()); the new image is not read with
-		 * the old one's tables: let it run. */
-		th = target_thread_find(t, pid);
-		if (th) {
-			th->state = TS_RUNNING;
-			th->unwanted = false;
-		}
-		cont(pid, 0);
-		return;
-	}
+		on_fork(t, th, false);
+		break;
+	case PTRACE_EVENT_VFORK:
+		on_fork(t, th, true);
+		break;
+	case PTRACE_EVENT_EXEC:
+		on_exec(t, th);
+		break;
 	case PTRACE_EVENT_STOP:
-		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-		    sig == SIGTTOU) {
-			/* Group stop: stay stopped as the user asked, but keep
-			 * receiving events. */
-			th->state = TS_GROUP_STOPPED;
-			th->unwanted = false;
-			if (ptrace(PTRACE_LISTEN, tid, NULL, NULL) < 0 &&
-			    errno != ESRCH)
-				debug_msg("PTRACE_LISTEN %d: %s", (int)tid,
-					  strerror(errno));
-			return;
-		}
-		if (th->state == TS_STOPPING && !th->unwanted) {
-			th->state = TS_STOPPED;
-			return;
-		}
-		/* A new thread's first stop, the wake-up after a group stop,
-		 * an interrupt we gave up waiting for, or one sent while the
-		 * thread sat in another stop: that one may have cut a
-		 * non-restartable syscall short, like any of ours. */
-		{
-			struct user_regs_struct regs;
-
-			if (target_get_regs(th, &regs) == 0)
-				target_fix_interrupted_syscall(t, th, &regs);
-		}
-		th->state = TS_RUNNING;
-		th->unwanted = false;
-		cont(tid, 0);
-		return;
+		if (is_stop_signal(sig))
+			on_group_stop(th);
+		else
+			on_interrupt_stop(t, th);
+		break;
 	case 0:
-		/* Signal-delivery stop: the signal goes on to the target
-		 * untouched, now or, when this stop answers our interrupt,
-		 * at the resume. */
-		t->stats.signals_forwarded++;
-		if (th->state == TS_GROUP_STOPPED)
-			th->state = TS_RUNNING;	/* SIGCONT & co */
-		if (signal_may_restart(t, sig)) {
-			struct user_regs_struct regs;
-
-			if (target_get_regs(th, &regs) == 0)
-				target_fix_interrupted_syscall(t, th, &regs);
-		}
-		if (trap_answers_interrupt(th, sig))
-			return;
-		cont(tid, sig);
-		return;
+		on_signal_stop(t, th, sig);
+		break;
 	default:
-		if (trap_answers_interrupt(th, 0))
-			return;
-		cont(tid, 0);
-		return;
+		/* No other event is asked for; a trap is a trap. */
+		end_trap(th, 0);
+		break;
 	}
 }
 
