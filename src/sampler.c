@@ -453,8 +453,9 @@ in_nonrestartable(struct target_thread *th)
 
 /* Samples one thread. Returns 0 when a stack was recorded. */
 static int
-sample_thread(struct sampler *s, struct target_thread *th, pid_t tid)
+sample_thread(struct sampler *s, struct target_thread *th)
 {
+	pid_t tid = th->tid;
 	struct thread_priv *tp = priv_of(th);
 	struct proc_syscall sc = { .kind = PSC_UNKNOWN };
 	struct user_regs_struct regs;
@@ -507,10 +508,6 @@ sample_thread(struct sampler *s, struct target_thread *th, pid_t tid)
 			  strerror(errno));
 		return -1;
 	}
-	/* Events may have moved the thread table: look it up again. */
-	th = target_thread_find(s->t, tid);
-	if (!th)
-		return -1;
 	stopped_ns = th->stopped_at_ns;
 	mem_flush(s->mem);
 	if (target_get_regs(th, &regs) < 0) {
@@ -821,7 +818,7 @@ stacks_digest(const struct ruby_stack *st, int n)
 static void
 ruby_tick(struct sampler *s)
 {
-	pid_t stopped[GVL_RETRIES + 1];
+	struct target_thread *stopped[GVL_RETRIES + 1];
 	int nstopped = 0, n;
 	uint64_t t0 = now_ns();
 	bool frozen = false;
@@ -844,7 +841,7 @@ ruby_tick(struct sampler *s)
 		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
 			break;
 		for (int i = 0; i < nstopped; i++)
-			seen |= stopped[i] == holder;
+			seen |= stopped[i]->tid == holder;
 		if (seen) {
 			frozen = true;	/* the holder is one we hold */
 			break;
@@ -855,7 +852,7 @@ ruby_tick(struct sampler *s)
 		if (target_interrupt(s->t, th) < 0 ||
 		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
 			break;
-		stopped[nstopped++] = holder;
+		stopped[nstopped++] = th;
 	}
 	/* No flush here: the last holder check flushed, and what it read is
 	 * frozen now (or checked by a second read below). */
@@ -880,9 +877,9 @@ ruby_tick(struct sampler *s)
 			s->prof->stats.torn++;
 	}
 	for (int i = 0; i < nstopped; i++) {
-		struct target_thread *th = target_thread_find(s->t, stopped[i]);
+		struct target_thread *th = stopped[i];
 
-		if (th) {
+		if (th->state != TS_GONE) {
 			struct user_regs_struct regs;
 
 			if (target_get_regs(th, &regs) == 0)
@@ -1086,9 +1083,6 @@ native_finish(struct sampler *s, pid_t tid, uint64_t *ips, uint64_t *stop_ns)
 	*stop_ns = 0;
 	if (!th || target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
 		return -1;
-	th = target_thread_find(s->t, tid);
-	if (!th)
-		return -1;
 	t0 = th->stopped_at_ns;
 	/* Its stack ran until now: what the cache holds of it is stale. */
 	mem_flush(s->mem);
@@ -1176,7 +1170,7 @@ native_ruby_tick(struct sampler *s)
 	struct sampler_native *nat;
 	struct user_regs_struct held_regs;
 	struct proc_syscall sc;
-	pid_t held = 0;
+	struct target_thread *held = NULL;
 	bool frozen = false, have_regs = false;
 	uint64_t t0 = 0, d0 = 0;
 	int n;
@@ -1188,16 +1182,14 @@ native_ruby_tick(struct sampler *s)
 		mem_flush(s->mem);
 		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
 			break;
-		if (holder == held) {
+		if (held && holder == held->tid) {
 			frozen = true;
 			break;
 		}
 		if (held) {
 			/* It let the GVL go before it stopped: let it run. */
-			th = target_thread_find(s->t, held);
-			if (th)
-				target_resume(s->t, th);
-			held = 0;
+			target_resume(s->t, held);
+			held = NULL;
 		}
 		th = own_thread(s, holder);
 		if (!th || th->state != TS_RUNNING)
@@ -1212,16 +1204,14 @@ native_ruby_tick(struct sampler *s)
 		if (target_interrupt(s->t, th) < 0 ||
 		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
 			break;
-		held = holder;
+		held = th;
 	}
 	if (held) {
-		struct target_thread *th = target_thread_find(s->t, held);
-
 		/* From PTRACE_INTERRUPT, as sample_thread() counts. */
-		t0 = th ? th->stopped_at_ns : now_ns();
-		have_regs = th && target_get_regs(th, &held_regs) == 0;
+		t0 = held->stopped_at_ns;
+		have_regs = target_get_regs(held, &held_regs) == 0;
 		if (have_regs)
-			target_fix_interrupted_syscall(s->t, th, &held_regs);
+			target_fix_interrupted_syscall(s->t, held, &held_regs);
 	}
 	if (s->stacks_cap == 0) {
 		s->stacks_cap = 16;
@@ -1241,7 +1231,7 @@ native_ruby_tick(struct sampler *s)
 		nat->nips[i] = -1;
 		if (st->nframes <= 0 || !st->tid || stray_stack(s, st))
 			continue;
-		if (held && st->tid == held) {
+		if (held && st->tid == held->tid) {
 			int k = have_regs ? unwind_stack(s->unwinder, st->tid,
 							 &held_regs, ips,
 							 SAMPLER_MAX_FRAMES)
@@ -1274,10 +1264,7 @@ native_ruby_tick(struct sampler *s)
 			 stacks_digest(s->stacks, n) == d0;
 	}
 	if (held) {
-		struct target_thread *th = target_thread_find(s->t, held);
-
-		if (th)
-			target_resume(s->t, th);
+		target_resume(s->t, held);
 		profile_note_stop(s->prof, now_ns() - t0);
 	}
 	if (n < 0 || !frozen) {
@@ -1309,8 +1296,8 @@ sampler_tick(struct sampler *s)
 {
 	struct target *t = s->t;
 	struct target_process *p = target_process_find(t, s->pid);
-	pid_t tids[4096];
-	size_t n = 0;
+	struct target_thread *th;
+	uint64_t born;
 
 	/* Gone, or a vfork child still running in its parent's memory. */
 	if (!p || p->exited || p->vforked)
@@ -1340,30 +1327,26 @@ sampler_tick(struct sampler *s)
 		ruby_tick(s);
 		return;
 	}
-	/* The thread array changes under us as events are handled: walk a
-	 * copy of the tids. */
-	for (size_t i = 0; i < t->nthreads && n < 4096; i++)
-		if (t->threads[i].pid == s->pid)
-			tids[n++] = t->threads[i].tid;
-	for (size_t i = 0; i < n && !*t->stop_flag; i++) {
-		struct target_thread *th;
-
+	/* Threads stay put while events come and go during the walk; those
+	 * found meanwhile wait for the next tick. */
+	born = t->stats.threads_seen;
+	for (th = target_thread_next(t, NULL); th && th->serial <= born &&
+	     !*t->stop_flag; th = target_thread_next(t, th)) {
+		if (th->pid != s->pid)
+			continue;
 		/* Events handled on the way may have moved the process
 		 * table: look the process up again. */
 		p = target_process_find(t, s->pid);
 		if (!p || p->exited)
 			break;
-		th = target_thread_find(t, tids[i]);
-		if (!th || th->state != TS_RUNNING)
+		if (th->state != TS_RUNNING)
 			continue;
 		/* cpu mode: sample_thread skips a thread asleep in the
 		 * kernel; one whose CPU time stands still is off a CPU too. */
 		if (s->cpu && !on_cpu(s, th, true))
 			continue;
-		if (sample_thread(s, th, tids[i]) < 0) {
-			/* A thread that vanished is not a failed read. */
-			if (target_thread_find(t, tids[i]))
-				s->prof->stats.failed++;
-		}
+		/* A thread that vanished is not a failed read. */
+		if (sample_thread(s, th) < 0 && th->state != TS_GONE)
+			s->prof->stats.failed++;
 	}
 }

@@ -120,10 +120,21 @@ thread_group(struct target *t, pid_t tid)
 struct target_thread *
 target_thread_find(struct target *t, pid_t tid)
 {
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].tid == tid)
-			return &t->threads[i];
+	for (struct target_thread *th = t->threads; th; th = th->next)
+		if (th->tid == tid)
+			return th;
 	return NULL;
+}
+
+struct target_thread *
+target_thread_next(struct target *t, struct target_thread *th)
+{
+	/* A gone thread's next is where it stood: only newer threads were
+	 * appended after it, and those gone since keep their next too. */
+	th = th ? th->next : t->threads;
+	while (th && th->state == TS_GONE)
+		th = th->next;
+	return th;
 }
 
 static struct target_thread *
@@ -135,12 +146,10 @@ thread_add(struct target *t, pid_t pid, pid_t tid)
 	if (th)
 		return th;
 	process_add(t, pid, 0);
-	t->threads = xgrowarray(t->threads, &t->cap, t->nthreads + 1,
-				sizeof(*t->threads));
-	th = &t->threads[t->nthreads++];
-	memset(th, 0, sizeof(*th));
+	th = xcalloc(1, sizeof(*th));
 	th->pid = pid;
 	th->tid = tid;
+	th->serial = ++t->stats.threads_seen;
 	th->state = TS_RUNNING;
 	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", proc_dir,
 		 (int)pid, (int)tid);
@@ -151,22 +160,54 @@ thread_add(struct target *t, pid_t pid, pid_t tid)
 			 proc_dir, (int)pid, (int)tid);
 		th->schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	t->stats.threads_seen++;
+	th->prev = t->threads_tail;
+	if (t->threads_tail)
+		t->threads_tail->next = th;
+	else
+		t->threads = th;
+	t->threads_tail = th;
+	t->nthreads++;
 	return th;
 }
 
+/* th is gone: unlinked, marked, its files closed; freed by reap(). */
 static void
 thread_remove(struct target *t, struct target_thread *th)
 {
-	size_t i = th - t->threads;
-
-	if (t->thread_gone)
-		t->thread_gone(th, t->thread_gone_arg);
+	if (th->state == TS_GONE)
+		return;
+	if (th->prev)
+		th->prev->next = th->next;
+	else
+		t->threads = th->next;
+	if (th->next)
+		th->next->prev = th->prev;
+	else
+		t->threads_tail = th->prev;
+	/* th->next stays: a walk standing on th goes on from there. */
+	t->nthreads--;
+	th->state = TS_GONE;
 	if (th->syscall_fd >= 0)
 		close(th->syscall_fd);
 	if (th->schedstat_fd >= 0)
 		close(th->schedstat_fd);
-	t->threads[i] = t->threads[--t->nthreads];
+	th->syscall_fd = th->schedstat_fd = -1;
+	th->reap_next = t->gone;
+	t->gone = th;
+}
+
+/* Frees the gone threads: no caller holds one between ticks. */
+static void
+reap(struct target *t)
+{
+	while (t->gone) {
+		struct target_thread *th = t->gone;
+
+		t->gone = th->reap_next;
+		if (t->thread_gone)
+			t->thread_gone(th, t->thread_gone_arg);
+		free(th);
+	}
 }
 
 static void
@@ -267,17 +308,12 @@ stopped_thread(struct target *t, pid_t tid)
 static void
 on_clone(struct target *t, struct target_thread *th)
 {
-	pid_t tid = th->tid;
 	unsigned long child = 0;
 
-	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 && child > 0)
+	if (ptrace(PTRACE_GETEVENTMSG, th->tid, NULL, &child) == 0 &&
+	    child > 0)
 		thread_add(t, thread_group(t, (pid_t)child), (pid_t)child);
-	/* th may have moved: thread_add() grows the table. */
-	th = target_thread_find(t, tid);
-	if (th)
-		end_trap(th, 0);
-	else
-		cont(tid, 0);
+	end_trap(th, 0);
 }
 
 /* th forked or vforked (follow_forks): the child is traced already; its
@@ -285,10 +321,10 @@ on_clone(struct target *t, struct target_thread *th)
 static void
 on_fork(struct target *t, struct target_thread *th, bool vfork)
 {
-	pid_t tid = th->tid;
 	unsigned long child = 0;
 
-	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 && child > 0) {
+	if (ptrace(PTRACE_GETEVENTMSG, th->tid, NULL, &child) == 0 &&
+	    child > 0) {
 		struct target_process *p =
 			process_add(t, (pid_t)child, th->pid);
 
@@ -296,11 +332,7 @@ on_fork(struct target *t, struct target_thread *th, bool vfork)
 		p->vforked = vfork;
 		thread_add(t, (pid_t)child, (pid_t)child);
 	}
-	th = target_thread_find(t, tid);
-	if (th)
-		end_trap(th, 0);
-	else
-		cont(tid, 0);
+	end_trap(th, 0);
 }
 
 /* A thread of th's process exec'd; th now has the leader's tid. */
@@ -315,12 +347,10 @@ on_exec(struct target *t, struct target_thread *th)
 	 * vanished report no exit. */
 	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &old) == 0)
 		debug_msg("exec by thread %lu", old);
-	for (size_t i = 0; i < t->nthreads;) {
-		if (t->threads[i].pid == pid && t->threads[i].tid != pid)
-			thread_remove(t, &t->threads[i]);
-		else
-			i++;
-	}
+	for (struct target_thread *o = target_thread_next(t, NULL); o;
+	     o = target_thread_next(t, o))
+		if (o->pid == pid && o->tid != pid)
+			thread_remove(t, o);
 	th = target_thread_find(t, pid);
 	if (th && old != 0 && (pid_t)old != pid) {
 		/* Another thread exec'd and took the leader's tid: the
@@ -339,11 +369,8 @@ on_exec(struct target *t, struct target_thread *th)
 	/* The exec event answered any interrupt we had sent (see
 	 * trap_answers_interrupt()); the new image is not read with the old
 	 * one's tables: let it run. */
-	th = target_thread_find(t, pid);
-	if (th) {
-		th->state = TS_RUNNING;
-		th->unwanted = false;
-	}
+	th->state = TS_RUNNING;
+	th->unwanted = false;
 	cont(pid, 0);
 }
 
@@ -475,6 +502,7 @@ target_poll(struct target *t, uint64_t timeout_ns)
 	struct signalfd_siginfo si;
 	struct timespec ts;
 
+	reap(t);
 	/* Clear the SIGCHLD notification before waitpid, so an event that
 	 * arrives after the drain wakes the next poll. */
 	while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
@@ -528,14 +556,11 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 		if (r == tid) {
 			handle_event(t, tid, status);
 		} else if (r < 0 && errno == ECHILD) {
-			th = target_thread_find(t, tid);
-			if (th)
-				thread_remove(t, th);
+			thread_remove(t, th);
 			errno = ESRCH;
 			return -1;
 		}
-		th = target_thread_find(t, tid);
-		if (!th) {
+		if (th->state == TS_GONE) {
 			errno = ESRCH;
 			return -1;
 		}
@@ -716,23 +741,24 @@ fail:
 void
 target_release(struct target *t)
 {
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].state == TS_STOPPED)
-			target_resume(t, &t->threads[i]);
+	struct target_thread *th;
+
+	for (th = t->threads; th; th = th->next)
+		if (th->state == TS_STOPPED)
+			target_resume(t, th);
 	/* Interrupts still in flight: mark them so drain resumes them. */
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].state == TS_STOPPING)
-			t->threads[i].unwanted = true;
+	for (th = t->threads; th; th = th->next)
+		if (th->state == TS_STOPPING)
+			th->unwanted = true;
 	drain(t);
 }
 
 void
 target_fini(struct target *t)
 {
-	while (t->nthreads)
-		thread_remove(t, &t->threads[0]);
-	free(t->threads);
-	t->threads = NULL;
+	while (t->threads)
+		thread_remove(t, t->threads);
+	reap(t);
 	free(t->procs);
 	t->procs = NULL;
 	t->nprocs = 0;
