@@ -244,7 +244,6 @@ stop_all(struct dump_ctx *c, struct target *t)
 	 * interrupted are waited for. */
 	for (th = target_thread_next(t, NULL); th && c->meta.nregs < n;
 	     th = target_thread_next(t, th)) {
-		struct user_regs_struct regs;
 		uint64_t now = now_ns();
 
 		if (th->state != TS_STOPPING)
@@ -255,13 +254,9 @@ stop_all(struct dump_ctx *c, struct target *t)
 				  strerror(errno));
 			continue;
 		}
-		if (target_get_regs(th, &regs) < 0)
-			continue;
 		c->meta.regs[c->meta.nregs].tid = th->tid;
-		c->meta.regs[c->meta.nregs].regs = regs;
+		c->meta.regs[c->meta.nregs].regs = th->regs;
 		c->meta.nregs++;
-		/* Our stop may have cut short a non-restartable syscall. */
-		target_fix_interrupted_syscall(t, th, &regs);
 	}
 }
 

@@ -458,7 +458,6 @@ sample_thread(struct sampler *s, struct target_thread *th)
 	pid_t tid = th->tid;
 	struct thread_priv *tp = priv_of(th);
 	struct proc_syscall sc = { .kind = PSC_UNKNOWN };
-	struct user_regs_struct regs;
 	uint64_t ips[SAMPLER_MAX_FRAMES];
 	uint64_t h = 0, stopped_ns;
 	bool hashed = false;
@@ -510,12 +509,7 @@ sample_thread(struct sampler *s, struct target_thread *th)
 	}
 	stopped_ns = th->stopped_at_ns;
 	mem_flush(s->mem);
-	if (target_get_regs(th, &regs) < 0) {
-		target_resume(s->t, th);
-		return -1;
-	}
-	target_fix_interrupted_syscall(s->t, th, &regs);
-	n = unwind_stack(s->unwinder, tid, &regs, ips, SAMPLER_MAX_FRAMES);
+	n = unwind_stack(s->unwinder, tid, &th->regs, ips, SAMPLER_MAX_FRAMES);
 	target_resume(s->t, th);
 	profile_note_stop(s->prof, now_ns() - stopped_ns);
 	if (n <= 0)
@@ -523,7 +517,7 @@ sample_thread(struct sampler *s, struct target_thread *th)
 
 	/* Remember the stack of a blocking call for the next ticks. */
 	tp->cached = hashed && sc.kind == PSC_BLOCKED &&
-		     regs.rsp == sc.sp && regs.rip == sc.pc;
+		     th->regs.rsp == sc.sp && th->regs.rip == sc.pc;
 	if (tp->cached) {
 		tp->sc = sc;
 		tp->probe_hash = h;
@@ -876,17 +870,8 @@ ruby_tick(struct sampler *s)
 		if (!frozen)
 			s->prof->stats.torn++;
 	}
-	for (int i = 0; i < nstopped; i++) {
-		struct target_thread *th = stopped[i];
-
-		if (th->state != TS_GONE) {
-			struct user_regs_struct regs;
-
-			if (target_get_regs(th, &regs) == 0)
-				target_fix_interrupted_syscall(s->t, th, &regs);
-			target_resume(s->t, th);
-		}
-	}
+	for (int i = 0; i < nstopped; i++)
+		target_resume(s->t, stopped[i]);
 	if (nstopped)
 		profile_note_stop(s->prof, now_ns() - t0);
 	if (n < 0 || !frozen) {
@@ -1076,7 +1061,6 @@ static int
 native_finish(struct sampler *s, pid_t tid, uint64_t *ips, uint64_t *stop_ns)
 {
 	struct target_thread *th = target_thread_find(s->t, tid);
-	struct user_regs_struct regs;
 	uint64_t t0;
 	int n;
 
@@ -1086,12 +1070,7 @@ native_finish(struct sampler *s, pid_t tid, uint64_t *ips, uint64_t *stop_ns)
 	t0 = th->stopped_at_ns;
 	/* Its stack ran until now: what the cache holds of it is stale. */
 	mem_flush(s->mem);
-	if (target_get_regs(th, &regs) < 0) {
-		target_resume(s->t, th);
-		return -1;
-	}
-	target_fix_interrupted_syscall(s->t, th, &regs);
-	n = unwind_stack(s->unwinder, tid, &regs, ips, SAMPLER_MAX_FRAMES);
+	n = unwind_stack(s->unwinder, tid, &th->regs, ips, SAMPLER_MAX_FRAMES);
 	target_resume(s->t, th);
 	*stop_ns = now_ns() - t0;
 	return n;
@@ -1168,10 +1147,9 @@ static void
 native_ruby_tick(struct sampler *s)
 {
 	struct sampler_native *nat;
-	struct user_regs_struct held_regs;
 	struct proc_syscall sc;
 	struct target_thread *held = NULL;
-	bool frozen = false, have_regs = false;
+	bool frozen = false;
 	uint64_t t0 = 0, d0 = 0;
 	int n;
 
@@ -1206,13 +1184,9 @@ native_ruby_tick(struct sampler *s)
 			break;
 		held = th;
 	}
-	if (held) {
-		/* From PTRACE_INTERRUPT, as sample_thread() counts. */
+	/* From PTRACE_INTERRUPT, as sample_thread() counts. */
+	if (held)
 		t0 = held->stopped_at_ns;
-		have_regs = target_get_regs(held, &held_regs) == 0;
-		if (have_regs)
-			target_fix_interrupted_syscall(s->t, held, &held_regs);
-	}
 	if (s->stacks_cap == 0) {
 		s->stacks_cap = 16;
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
@@ -1232,10 +1206,9 @@ native_ruby_tick(struct sampler *s)
 		if (st->nframes <= 0 || !st->tid || stray_stack(s, st))
 			continue;
 		if (held && st->tid == held->tid) {
-			int k = have_regs ? unwind_stack(s->unwinder, st->tid,
-							 &held_regs, ips,
-							 SAMPLER_MAX_FRAMES)
-					  : -1;
+			int k = unwind_stack(s->unwinder, st->tid,
+					     &held->regs, ips,
+					     SAMPLER_MAX_FRAMES);
 
 			nat->nips[i] = k > 0 ? k : -1;
 		} else {

@@ -219,6 +219,43 @@ cont(pid_t tid, int sig)
 		debug_msg("PTRACE_CONT %d: %s", (int)tid, strerror(errno));
 }
 
+static int
+get_regs(struct target_thread *th, struct user_regs_struct *regs)
+{
+	return (int)ptrace(PTRACE_GETREGS, th->tid, NULL, regs);
+}
+
+/*
+ * In a stop we caused, a non-restartable syscall (epoll_wait...) has
+ * already failed with EINTR: rewrite its result so the kernel restarts it,
+ * keeping man 7 signal's semantics if a real handler runs too.
+ */
+static void
+fix_interrupted_syscall(struct target *t, struct target_thread *th,
+			struct user_regs_struct *regs)
+{
+	/* orig_rax >= 0: the stop came on the way out of a syscall. A
+	 * non-restartable one that saw our interrupt has already returned
+	 * -EINTR. -ERESTARTNOHAND makes the kernel restart it on resume, or
+	 * turn it back into EINTR if a real signal handler runs. */
+	if ((long)regs->orig_rax < 0 || (long)regs->rax != -EINTR ||
+	    !proc_syscall_nonrestartable((long)regs->orig_rax))
+		return;
+	regs->rax = (unsigned long long)-ERESTARTNOHAND;
+	if (ptrace(PTRACE_SETREGS, th->tid, NULL, regs) == 0)
+		t->stats.eintr_fixups++;
+}
+
+/* The same for a stop nobody waits on: registers read only for it. */
+static void
+fix_stopped_syscall(struct target *t, struct target_thread *th)
+{
+	struct user_regs_struct regs;
+
+	if (get_regs(th, &regs) == 0)
+		fix_interrupted_syscall(t, th, &regs);
+}
+
 /*
  * Whether an EINTR that signal sig, about to be delivered, left in a
  * non-restartable call may be turned into a restart. The kernel queues
@@ -399,12 +436,7 @@ on_interrupt_stop(struct target *t, struct target_thread *th)
 	 * interrupt we gave up waiting for, or one sent while the thread sat
 	 * in another stop: that one may have cut a non-restartable syscall
 	 * short, like any of ours. */
-	{
-		struct user_regs_struct regs;
-
-		if (target_get_regs(th, &regs) == 0)
-			target_fix_interrupted_syscall(t, th, &regs);
-	}
+	fix_stopped_syscall(t, th);
 	th->state = TS_RUNNING;
 	th->unwanted = false;
 	cont(th->tid, 0);
@@ -418,12 +450,8 @@ on_signal_stop(struct target *t, struct target_thread *th, int sig)
 	t->stats.signals_forwarded++;
 	if (th->state == TS_GROUP_STOPPED)
 		th->state = TS_RUNNING;	/* SIGCONT & co */
-	if (signal_may_restart(t, sig)) {
-		struct user_regs_struct regs;
-
-		if (target_get_regs(th, &regs) == 0)
-			target_fix_interrupted_syscall(t, th, &regs);
-	}
+	if (signal_may_restart(t, sig))
+		fix_stopped_syscall(t, th);
 	end_trap(th, sig);
 }
 
@@ -540,6 +568,23 @@ target_interrupt(struct target *t, struct target_thread *th)
 	return 0;
 }
 
+/* th is in the stop we asked for: its registers cached and, when our
+ * interrupt cut a non-restartable syscall short, the syscall made to
+ * restart, so that every waiter resumes it safely. */
+static int
+hold_stopped(struct target *t, struct target_thread *th)
+{
+	if (get_regs(th, &th->regs) < 0) {
+		int err = errno;
+
+		target_resume(t, th);
+		errno = err;
+		return -1;
+	}
+	fix_interrupted_syscall(t, th, &th->regs);
+	return 0;
+}
+
 int
 target_wait_stopped(struct target *t, struct target_thread *th,
 		    uint64_t timeout_ns)
@@ -565,7 +610,7 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 			return -1;
 		}
 		if (th->state == TS_STOPPED)
-			return 0;
+			return hold_stopped(t, th);
 		if (th->state != TS_STOPPING || *t->stop_flag)
 			break;
 		if (r == tid)
@@ -597,22 +642,6 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 	return -1;
 }
 
-void
-target_fix_interrupted_syscall(struct target *t, struct target_thread *th,
-			       struct user_regs_struct *regs)
-{
-	/* orig_rax >= 0: the stop came on the way out of a syscall. A
-	 * non-restartable one that saw our interrupt has already returned
-	 * -EINTR. -ERESTARTNOHAND makes the kernel restart it on resume, or
-	 * turn it back into EINTR if a real signal handler runs. */
-	if ((long)regs->orig_rax < 0 || (long)regs->rax != -EINTR ||
-	    !proc_syscall_nonrestartable((long)regs->orig_rax))
-		return;
-	regs->rax = (unsigned long long)-ERESTARTNOHAND;
-	if (ptrace(PTRACE_SETREGS, th->tid, NULL, regs) == 0)
-		t->stats.eintr_fixups++;
-}
-
 int
 target_resume(struct target *t, struct target_thread *th)
 {
@@ -625,12 +654,6 @@ target_resume(struct target *t, struct target_thread *th)
 	if (ptrace(PTRACE_CONT, th->tid, NULL, (void *)(long)sig) < 0)
 		return -1;
 	return 0;
-}
-
-int
-target_get_regs(struct target_thread *th, struct user_regs_struct *regs)
-{
-	return (int)ptrace(PTRACE_GETREGS, th->tid, NULL, regs);
 }
 
 static int

@@ -52,6 +52,8 @@ struct target_thread {
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
 	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
 	uint64_t stopped_at_ns;
+	struct user_regs_struct regs; /* in a stop target_wait_stopped()
+				 * returned: its registers, syscall fixed */
 	void *priv;		/* the sampler's per-thread state */
 	struct target_thread *prev, *next; /* t->threads, oldest first;
 				 * a gone thread keeps its next */
@@ -143,22 +145,17 @@ struct target_thread *target_thread_next(struct target *t,
 int target_interrupt(struct target *t, struct target_thread *th);
 /**
  * Handles events until th is stopped, gone, or timeout_ns passes. 0 when
- * stopped; -1 otherwise (th is then left to resume itself when its stop
- * arrives).
+ * stopped: th->regs holds its registers, and a non-restartable syscall
+ * (epoll_wait...) that our stop made fail with EINTR has been turned into
+ * a restart (kept an EINTR if a real signal handler runs too, as man 7
+ * signal says), so the thread can be resumed as it is. -1 otherwise: th
+ * is left to resume itself when its stop arrives, or, stopped with
+ * registers that cannot be read, resumed.
  */
 int target_wait_stopped(struct target *t, struct target_thread *th,
 			uint64_t timeout_ns);
-/**
- * In a stop we caused, a non-restartable syscall (epoll_wait...) has
- * already failed with EINTR: rewrite its result so the kernel restarts it,
- * keeping man 7 signal's semantics if a real handler runs too.
- */
-void target_fix_interrupted_syscall(struct target *t, struct target_thread *th,
-				    struct user_regs_struct *regs);
 /** Resumes a thread we stopped. */
 int target_resume(struct target *t, struct target_thread *th);
-/** Registers of a stopped thread. */
-int target_get_regs(struct target_thread *th, struct user_regs_struct *regs);
 
 /**
  * Handles pending ptrace events, sleeping up to timeout_ns for the first
