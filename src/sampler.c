@@ -451,15 +451,72 @@ in_nonrestartable(struct target_thread *th)
 	       sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr);
 }
 
+/* The stack of th, asleep in the non-restartable call sc: never
+ * interrupted, it is unwound from the sp and pc the kernel reports, and
+ * kept only if th is still in the same block afterwards. The count, or
+ * -1. */
+static int
+unwind_blocked(struct sampler *s, struct target_thread *th,
+	       const struct proc_syscall *sc, uint64_t *ips)
+{
+	struct proc_syscall again;
+	int n = unwind_stack_blocked(s->unwinder, th->tid, sc->sp, sc->pc,
+				     ips, SAMPLER_MAX_FRAMES);
+
+	if (n <= 0 || proc_syscall_read_fd(th->syscall_fd, &again) < 0 ||
+	    !same_block(sc, &again))
+		return -1;
+	s->prof->stats.blocked_reused++;
+	return n;
+}
+
+/* Waits for the stop of th (sent PTRACE_INTERRUPT), unwinds it from its
+ * registers, resumes it. The count (<= 0: no stack); *stop_ns: how long
+ * it was stopped since the interrupt, 0 when it never stopped. */
+static int
+unwind_stopped(struct sampler *s, struct target_thread *th, uint64_t *ips,
+	       uint64_t *stop_ns)
+{
+	int n;
+
+	*stop_ns = 0;
+	if (target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0) {
+		debug_msg("thread %d did not stop: %s", (int)th->tid,
+			  strerror(errno));
+		return -1;
+	}
+	/* Its stack ran until now: what the cache holds of it is stale. */
+	mem_flush(s->mem);
+	n = unwind_stack(s->unwinder, th->tid, &th->regs, ips,
+			 SAMPLER_MAX_FRAMES);
+	target_resume(s->t, th);
+	*stop_ns = now_ns() - th->stopped_at_ns;
+	return n;
+}
+
+/* Keeps the stack of the blocking call sc for the next ticks, when the
+ * words at its sp could be read (cached). */
+static void
+keep_block(struct thread_priv *tp, bool cached, const struct proc_syscall *sc,
+	   uint64_t h, const uint64_t *ips, int n)
+{
+	tp->cached = cached;
+	if (!cached)
+		return;
+	tp->sc = *sc;
+	tp->probe_hash = h;
+	memcpy(tp->ips, ips, n * sizeof(*ips));
+	tp->nips = n;
+}
+
 /* Samples one thread. Returns 0 when a stack was recorded. */
 static int
 sample_thread(struct sampler *s, struct target_thread *th)
 {
-	pid_t tid = th->tid;
 	struct thread_priv *tp = priv_of(th);
 	struct proc_syscall sc = { .kind = PSC_UNKNOWN };
 	uint64_t ips[SAMPLER_MAX_FRAMES];
-	uint64_t h = 0, stopped_ns;
+	uint64_t h = 0, stop_ns;
 	bool hashed = false;
 	int n;
 
@@ -475,56 +532,31 @@ sample_thread(struct sampler *s, struct target_thread *th)
 		if (hashed && tp->cached && same_block(&tp->sc, &sc) &&
 		    tp->probe_hash == h) {
 			s->prof->stats.blocked_reused++;
-			record(s, tid, tp, tp->ips, tp->nips);
+			record(s, th->tid, tp, tp->ips, tp->nips);
 			return 0;
 		}
 		if (proc_syscall_nonrestartable(sc.nr)) {
-			struct proc_syscall again;
-
-			/* Never interrupt: unwind from what the kernel says,
-			 * and keep it only if the block did not end. */
-			n = unwind_stack_blocked(s->unwinder, tid, sc.sp, sc.pc,
-						 ips, SAMPLER_MAX_FRAMES);
-			if (n <= 0 || proc_syscall_read_fd(th->syscall_fd,
-							   &again) < 0 ||
-			    !same_block(&sc, &again))
+			n = unwind_blocked(s, th, &sc, ips);
+			if (n < 0)
 				return -1;
-			tp->cached = hashed;
-			tp->sc = sc;
-			tp->probe_hash = h;
-			memcpy(tp->ips, ips, n * sizeof(*ips));
-			tp->nips = n;
-			s->prof->stats.blocked_reused++;
-			record(s, tid, tp, ips, n);
+			keep_block(tp, hashed, &sc, h, ips, n);
+			record(s, th->tid, tp, ips, n);
 			return 0;
 		}
 	}
 
 	if (target_interrupt(s->t, th) < 0)
 		return -1;
-	if (target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0) {
-		debug_msg("thread %d did not stop: %s", (int)tid,
-			  strerror(errno));
-		return -1;
-	}
-	stopped_ns = th->stopped_at_ns;
-	mem_flush(s->mem);
-	n = unwind_stack(s->unwinder, tid, &th->regs, ips, SAMPLER_MAX_FRAMES);
-	target_resume(s->t, th);
-	profile_note_stop(s->prof, now_ns() - stopped_ns);
+	n = unwind_stopped(s, th, ips, &stop_ns);
+	if (stop_ns)
+		profile_note_stop(s->prof, stop_ns);
 	if (n <= 0)
 		return -1;
-
-	/* Remember the stack of a blocking call for the next ticks. */
-	tp->cached = hashed && sc.kind == PSC_BLOCKED &&
-		     th->regs.rsp == sc.sp && th->regs.rip == sc.pc;
-	if (tp->cached) {
-		tp->sc = sc;
-		tp->probe_hash = h;
-		memcpy(tp->ips, ips, n * sizeof(*ips));
-		tp->nips = n;
-	}
-	record(s, tid, tp, ips, n);
+	/* The registers of the stop say whether it was in the block. */
+	keep_block(tp, hashed && sc.kind == PSC_BLOCKED &&
+		       th->regs.rsp == sc.sp && th->regs.rip == sc.pc,
+		   &sc, h, ips, n);
+	record(s, th->tid, tp, ips, n);
 	return 0;
 }
 
@@ -801,60 +833,115 @@ stacks_digest(const struct ruby_stack *st, int n)
 	return h;
 }
 
-/* Stops the thread holding the GVL (while it is stopped no thread can
- * run Ruby code, so every Ruby stack is frozen), reads all stacks,
- * resumes. When no thread we hold owns the GVL (none held it, or the one
- * we stopped had just released it), another may take it while we read:
- * then the read counts only if a second read finds exactly the same.
- * --nonblocking never stops anything: every read is checked that way, a
- * seqlock of sorts whose sequence number is each thread's control-frame
- * pointer and a digest of its frames. */
-static void
-ruby_tick(struct sampler *s)
-{
-	struct target_thread *stopped[GVL_RETRIES + 1];
-	int nstopped = 0, n;
-	uint64_t t0 = now_ns();
-	bool frozen = false;
+/* The GVL holder's stop, as the Ruby and the woven tick take it. */
+struct gvl_hold {
+	bool keep;		/* holders that let the GVL go before their
+				 * stop landed stay stopped too */
+	bool prefetch;		/* each retry first fetches what the last
+				 * round read, in one go */
+	struct target_thread *v[GVL_RETRIES + 1]; /* stopped, holder last */
+	int n;
+	bool frozen;		/* a thread we hold owns the GVL */
+};
 
-	if (s->nonblocking)
-		mem_flush(s->mem);
-	for (int attempt = 0; !s->nonblocking && attempt <= GVL_RETRIES;
-	     attempt++) {
+/*
+ * Stops the thread holding the GVL: while it is stopped no thread can run
+ * Ruby code, so every Ruby stack is frozen. A holder may let the GVL go
+ * before its stop lands: then the new holder is stopped, up to GVL_RETRIES
+ * times, the earlier ones kept (h->keep) or resumed. A holder asleep in a
+ * call an interrupt would make fail is never stopped. h->frozen tells
+ * whether it worked; when not, the caller reads twice.
+ */
+static void
+gvl_hold(struct sampler *s, struct gvl_hold *h)
+{
+	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
 		struct target_thread *th;
 		pid_t holder = 0;
-		bool seen = false;
 
 		mem_flush(s->mem);
-		if (attempt > 0) {
+		if (h->prefetch && attempt > 0) {
 			/* Stopped: fetch what the last round read in one
 			 * go, and remember what this round reads. */
 			mem_prefetch_hot(s->mem);
 			mem_hot_begin(s->mem);
 		}
 		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
-			break;
-		for (int i = 0; i < nstopped; i++)
-			seen |= stopped[i]->tid == holder;
-		if (seen) {
-			frozen = true;	/* the holder is one we hold */
-			break;
+			return;
+		for (int i = 0; i < h->n; i++) {
+			if (h->v[i]->tid == holder) {
+				h->frozen = true; /* one we hold */
+				return;
+			}
+		}
+		if (!h->keep && h->n) {
+			/* It let the GVL go before it stopped: let it run. */
+			target_resume(s->t, h->v[--h->n]);
 		}
 		th = own_thread(s, holder);
 		if (!th || th->state != TS_RUNNING || in_nonrestartable(th))
-			break;
+			return;
 		if (target_interrupt(s->t, th) < 0 ||
 		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
-			break;
-		stopped[nstopped++] = th;
+			return;
+		h->v[h->n++] = th;
 	}
-	/* No flush here: the last holder check flushed, and what it read is
-	 * frozen now (or checked by a second read below). */
+}
+
+/* Resumes what gvl_hold() stopped. */
+static void
+gvl_release(struct sampler *s, struct gvl_hold *h)
+{
+	for (int i = 0; i < h->n; i++)
+		target_resume(s->t, h->v[i]);
+}
+
+/* Reads every Ruby stack into s->stacks: their count, or -1. */
+static int
+stacks_read(struct sampler *s)
+{
 	if (s->stacks_cap == 0) {
 		s->stacks_cap = 16;
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
-	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	return ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+}
+
+/* After a tick that read n stacks: more threads than room, grow for the
+ * next tick. */
+static void
+stacks_grow(struct sampler *s, int n)
+{
+	if (n == s->stacks_cap && s->stacks_cap < RUBY_MAX_THREADS) {
+		s->stacks_cap *= 2;
+		free(s->stacks);
+		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
+	}
+}
+
+/* Stops the thread holding the GVL, reads all stacks, resumes. When no
+ * thread we hold owns the GVL (none held it, or the one we stopped had
+ * just released it), another may take it while we read: then the read
+ * counts only if a second read finds exactly the same. --nonblocking
+ * never stops anything: every read is checked that way, a seqlock of
+ * sorts whose sequence number is each thread's control-frame pointer and
+ * a digest of its frames. */
+static void
+ruby_tick(struct sampler *s)
+{
+	struct gvl_hold h = { .keep = true, .prefetch = true };
+	uint64_t t0 = now_ns();
+	bool frozen;
+	int n;
+
+	if (s->nonblocking)
+		mem_flush(s->mem);
+	else
+		gvl_hold(s, &h);
+	frozen = h.frozen;
+	/* No flush here: the last holder check flushed, and what it read is
+	 * frozen now (or checked by a second read below). */
+	n = stacks_read(s);
 	mem_hot_end(s->mem);
 	for (int retry = 0; !frozen && n >= 0 && retry < GVL_RETRIES;
 	     retry++) {
@@ -863,16 +950,15 @@ ruby_tick(struct sampler *s)
 
 		mem_flush(s->mem);
 		mem_prefetch_hot(s->mem);
-		n2 = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+		n2 = stacks_read(s);
 		frozen = n2 == n && stacks_digest(s->stacks, n2) == d;
 		n = n2;
 		s->prof->stats.rereads++;
 		if (!frozen)
 			s->prof->stats.torn++;
 	}
-	for (int i = 0; i < nstopped; i++)
-		target_resume(s->t, stopped[i]);
-	if (nstopped)
+	gvl_release(s, &h);
+	if (h.n)
 		profile_note_stop(s->prof, now_ns() - t0);
 	if (n < 0 || !frozen) {
 		/* Unreadable, or still changing after every re-read: a torn
@@ -887,12 +973,7 @@ ruby_tick(struct sampler *s)
 			 !stray_stack(s, &s->stacks[i]))
 			record_ruby(s, &s->stacks[i]);
 	}
-	if (n == s->stacks_cap && s->stacks_cap < RUBY_MAX_THREADS) {
-		/* More threads than room: grow for the next tick. */
-		s->stacks_cap *= 2;
-		free(s->stacks);
-		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
-	}
+	stacks_grow(s, n);
 }
 
 /* ---- --native: native frames woven into Ruby stacks ------------------ */
@@ -911,6 +992,7 @@ struct sampler_native {
 	size_t ninfos, infos_cap;
 	uint64_t *ips;		/* per Ruby stack: SAMPLER_MAX_FRAMES ips */
 	int *nips;		/* per Ruby stack: count, <= 0 unreadable */
+	struct target_thread **stopping; /* per Ruby stack: interrupted */
 	int cap;		/* stacks room */
 	uint64_t errors_shown;
 	/* One stack's weave: its inputs and its output. */
@@ -929,6 +1011,7 @@ native_destroy(struct sampler_native *n)
 	free(n->infos);
 	free(n->ips);
 	free(n->nips);
+	free(n->stopping);
 	free(n);
 }
 
@@ -969,10 +1052,12 @@ native_state(struct sampler *s)
 	if (n->cap < s->stacks_cap) {
 		free(n->ips);
 		free(n->nips);
+		free(n->stopping);
 		n->cap = s->stacks_cap;
 		n->ips = xcalloc((size_t)n->cap * SAMPLER_MAX_FRAMES,
 				 sizeof(*n->ips));
 		n->nips = xcalloc(n->cap, sizeof(*n->nips));
+		n->stopping = xcalloc(n->cap, sizeof(*n->stopping));
 	}
 	return n;
 }
@@ -1030,50 +1115,27 @@ native_info(struct sampler *s, struct sampler_native *n, uint64_t ip,
  * the slowest stop, not for their sum. native_begin(): a thread blocked in
  * a non-restartable call is never interrupted: unwound now from what the
  * kernel reports, kept only if still in the same block (returns the
- * count); any other is sent PTRACE_INTERRUPT (returns 0). -1 on failure.
+ * count); any other is sent PTRACE_INTERRUPT (returns 0 and sets
+ * *stopping), and unwind_stopped() finishes it. -1 on failure.
  */
 static int
-native_begin(struct sampler *s, pid_t tid, uint64_t *ips)
+native_begin(struct sampler *s, pid_t tid, uint64_t *ips,
+	     struct target_thread **stopping)
 {
 	struct target_thread *th = own_thread(s, tid);
-	struct proc_syscall sc = { .kind = PSC_UNKNOWN }, again;
-	int n;
+	struct proc_syscall sc = { .kind = PSC_UNKNOWN };
 
+	*stopping = NULL;
 	if (!th || th->state != TS_RUNNING)
 		return -1;
 	if (th->syscall_fd >= 0)
 		proc_syscall_read_fd(th->syscall_fd, &sc);
-	if (sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr)) {
-		n = unwind_stack_blocked(s->unwinder, tid, sc.sp, sc.pc, ips,
-					 SAMPLER_MAX_FRAMES);
-		if (n <= 0 || proc_syscall_read_fd(th->syscall_fd, &again) < 0 ||
-		    !same_block(&sc, &again))
-			return -1;
-		s->prof->stats.blocked_reused++;
-		return n;
-	}
-	return target_interrupt(s->t, th) < 0 ? -1 : 0;
-}
-
-/* native_finish(): waits for an interrupted thread's stop, unwinds it,
- * resumes it. The count, or -1; *stop_ns: how long it was stopped. */
-static int
-native_finish(struct sampler *s, pid_t tid, uint64_t *ips, uint64_t *stop_ns)
-{
-	struct target_thread *th = target_thread_find(s->t, tid);
-	uint64_t t0;
-	int n;
-
-	*stop_ns = 0;
-	if (!th || target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
+	if (sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr))
+		return unwind_blocked(s, th, &sc, ips);
+	if (target_interrupt(s->t, th) < 0)
 		return -1;
-	t0 = th->stopped_at_ns;
-	/* Its stack ran until now: what the cache holds of it is stale. */
-	mem_flush(s->mem);
-	n = unwind_stack(s->unwinder, tid, &th->regs, ips, SAMPLER_MAX_FRAMES);
-	target_resume(s->t, th);
-	*stop_ns = now_ns() - t0;
-	return n;
+	*stopping = th;
+	return 0;
 }
 
 /* Weaves and records one thread's stacks (after the resume). */
@@ -1146,55 +1208,26 @@ record_woven(struct sampler *s, struct sampler_native *n,
 static void
 native_ruby_tick(struct sampler *s)
 {
+	struct gvl_hold h = { .keep = false };
+	struct target_thread *held;
 	struct sampler_native *nat;
-	struct proc_syscall sc;
-	struct target_thread *held = NULL;
-	bool frozen = false;
+	bool frozen;
 	uint64_t t0 = 0, d0 = 0;
 	int n;
 
-	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
-		struct target_thread *th;
-		pid_t holder = 0;
-
-		mem_flush(s->mem);
-		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
-			break;
-		if (held && holder == held->tid) {
-			frozen = true;
-			break;
-		}
-		if (held) {
-			/* It let the GVL go before it stopped: let it run. */
-			target_resume(s->t, held);
-			held = NULL;
-		}
-		th = own_thread(s, holder);
-		if (!th || th->state != TS_RUNNING)
-			break;
-		/* A holder asleep in a call an interrupt would make fail (a
-		 * C extension in epoll_wait with the GVL) is never stopped:
-		 * unwound as blocked below, checked by the second read. */
-		if (th->syscall_fd >= 0 &&
-		    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
-		    sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr))
-			break;
-		if (target_interrupt(s->t, th) < 0 ||
-		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
-			break;
-		held = th;
-	}
+	/* A holder asleep in a call an interrupt would make fail (a C
+	 * extension in epoll_wait with the GVL) is never stopped: unwound as
+	 * blocked below, checked by the second read. */
+	gvl_hold(s, &h);
+	frozen = h.frozen;
+	held = h.n ? h.v[0] : NULL;
 	/* From PTRACE_INTERRUPT, as sample_thread() counts. */
 	if (held)
 		t0 = held->stopped_at_ns;
-	if (s->stacks_cap == 0) {
-		s->stacks_cap = 16;
-		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
-	}
-	nat = native_state(s);
 	/* No flush: the holder check just did, and what it read is frozen
 	 * now (or checked by a second read below). */
-	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	n = stacks_read(s);
+	nat = native_state(s);
 	if (!frozen && n >= 0)
 		d0 = stacks_digest(s->stacks, n);
 	/* The holder's stack, and the first step of every other's. */
@@ -1203,6 +1236,7 @@ native_ruby_tick(struct sampler *s)
 		uint64_t *ips = nat->ips + (size_t)i * SAMPLER_MAX_FRAMES;
 
 		nat->nips[i] = -1;
+		nat->stopping[i] = NULL;
 		if (st->nframes <= 0 || !st->tid || stray_stack(s, st))
 			continue;
 		if (held && st->tid == held->tid) {
@@ -1212,19 +1246,20 @@ native_ruby_tick(struct sampler *s)
 
 			nat->nips[i] = k > 0 ? k : -1;
 		} else {
-			nat->nips[i] = native_begin(s, st->tid, ips);
+			nat->nips[i] = native_begin(s, st->tid, ips,
+						    &nat->stopping[i]);
 		}
 	}
 	/* The interrupted ones: each stop awaited, unwound, resumed. */
 	for (int i = 0; i < n; i++) {
 		uint64_t stop;
 
-		if (nat->nips[i] != 0)
+		if (!nat->stopping[i])
 			continue;
-		nat->nips[i] = native_finish(s, s->stacks[i].tid,
-					     nat->ips + (size_t)i *
-							SAMPLER_MAX_FRAMES,
-					     &stop);
+		nat->nips[i] = unwind_stopped(s, nat->stopping[i],
+					      nat->ips + (size_t)i *
+							 SAMPLER_MAX_FRAMES,
+					      &stop);
 		if (stop && !held)
 			profile_note_stop(s->prof, stop);
 	}
@@ -1232,14 +1267,12 @@ native_ruby_tick(struct sampler *s)
 		/* Nothing held the Ruby stacks still: they count only if a
 		 * second read finds them as the first. */
 		mem_flush(s->mem);
-		frozen = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap) ==
-				 n &&
+		frozen = stacks_read(s) == n &&
 			 stacks_digest(s->stacks, n) == d0;
 	}
-	if (held) {
-		target_resume(s->t, held);
+	gvl_release(s, &h);
+	if (held)
 		profile_note_stop(s->prof, now_ns() - t0);
-	}
 	if (n < 0 || !frozen) {
 		s->prof->stats.failed++;
 		return;
@@ -1255,11 +1288,7 @@ native_ruby_tick(struct sampler *s)
 				     nat->ips + (size_t)i * SAMPLER_MAX_FRAMES,
 				     nat->nips[i]);
 	}
-	if (n == s->stacks_cap && s->stacks_cap < RUBY_MAX_THREADS) {
-		s->stacks_cap *= 2;
-		free(s->stacks);
-		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
-	}
+	stacks_grow(s, n);
 }
 
 /* ---- end of --native ------------------------------------------------- */
