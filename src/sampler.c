@@ -182,16 +182,14 @@ teardown_process(struct sampler *s)
 
 int
 sampler_init(struct sampler *s, struct target *t, struct profile *prof,
-	     bool threads, bool function, bool cpu, uint64_t start_ns)
+	     const struct sampler_options *opt, uint64_t start_ns)
 {
 	memset(s, 0, sizeof(*s));
 	s->t = t;
 	s->pid = t->pid;
 	s->count_ticks = true;
 	s->prof = prof;
-	s->threads = threads;
-	s->function = function;
-	s->cpu = cpu;
+	s->opt = *opt;
 	s->start_ns = start_ns;
 	s->names = ip_cache_create();
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
@@ -211,14 +209,7 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 	s->t = parent->t;
 	s->pid = pid;
 	s->prof = parent->prof;
-	s->threads = parent->threads;
-	s->function = parent->function;
-	s->cpu = parent->cpu;
-	s->nonblocking = parent->nonblocking;
-	s->native = parent->native;
-	s->native_all = parent->native_all;
-	s->subprocesses = parent->subprocesses;
-	s->force_version = parent->force_version;
+	s->opt = parent->opt;
 	s->start_ns = parent->start_ns;
 	s->names = ip_cache_create();
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
@@ -400,11 +391,11 @@ record(struct sampler *s, pid_t tid, struct thread_priv *tp,
 	uint32_t frames[SAMPLER_MAX_FRAMES + 2];
 	size_t d = 0;
 
-	if (s->subprocesses) {
+	if (s->opt.subprocesses) {
 		process_root(s);
 		frames[d++] = s->proc_root_id;
 	}
-	if (s->threads) {
+	if (s->opt.threads) {
 		thread_root(s, tid, tp);
 		frames[d++] = tp->root_id;
 	}
@@ -525,7 +516,7 @@ sample_thread(struct sampler *s, struct target_thread *th)
 		proc_syscall_read_fd(th->syscall_fd, &sc);
 
 	/* cpu mode: a thread asleep in a syscall is off the CPU. */
-	if (s->cpu && (sc.kind == PSC_BLOCKED || sc.kind == PSC_USER))
+	if (s->opt.cpu && (sc.kind == PSC_BLOCKED || sc.kind == PSC_USER))
 		return 0;
 	if (sc.kind == PSC_BLOCKED) {
 		h = probe_hash(s, sc.sp, &hashed);
@@ -595,9 +586,9 @@ probe_ruby(struct sampler *s)
 		return;
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
-	if (ruby_vm_find(s->pid, s->mem, s->symtab, s->force_version,
+	if (ruby_vm_find(s->pid, s->mem, s->symtab, s->opt.force_version,
 			 &vm) == 0) {
-		if (s->force_version)
+		if (s->opt.force_version)
 			error_msg("warning: reading Ruby %s with the layout of %s (--force-version): frames may be wrong if the two differ",
 				  vm.version, vm.layout->version);
 		s->vm = vm;
@@ -638,7 +629,7 @@ probe_ruby(struct sampler *s)
 		}
 		notice_msg("process %d is not a Ruby process (no libruby or ruby_version found): profiling native stacks%s",
 			   (int)s->pid,
-			   s->nonblocking ? " (--nonblocking is for Ruby stacks: native ones are read in short stops)" : "");
+			   s->opt.nonblocking ? " (--nonblocking is for Ruby stacks: native ones are read in short stops)" : "");
 		return;
 	}
 }
@@ -695,7 +686,7 @@ stack_state(struct sampler *s, const struct ruby_stack *st,
 	default:
 		break;
 	}
-	if (s->cpu) {
+	if (s->opt.cpu) {
 		/* The GVL holder runs (or collects garbage) as far as the
 		 * kernel goes: its CPU time decides. */
 		struct target_thread *th = own_thread(s, st->tid);
@@ -713,7 +704,7 @@ ruby_thread_root(struct sampler *s, const struct ruby_stack *st)
 	char root[160], comm[64];
 	const char *name = st->name;
 
-	if (!s->threads) {
+	if (!s->opt.threads) {
 		profile_thread_name(s->prof, s->pid, st->tid, st->name);
 		return PROFILE_NO_STR;
 	}
@@ -728,7 +719,7 @@ ruby_thread_root(struct sampler *s, const struct ruby_stack *st)
 static uint32_t
 ruby_frame_id(struct sampler *s, const struct ruby_frame *f)
 {
-	int line = s->function ? f->first_line : f->line;
+	int line = s->opt.function ? f->first_line : f->line;
 	/* The reader interns labels and paths: their pointers and the
 	 * line identify the text, so it is formatted once. */
 	uint64_t h = ((uintptr_t)f->label * 0x9e3779b97f4a7c15ull) ^
@@ -763,7 +754,7 @@ ruby_roots(struct sampler *s, const struct ruby_stack *st, uint32_t *frames)
 	uint32_t root = ruby_thread_root(s, st);
 	size_t d = 0;
 
-	if (s->subprocesses) {
+	if (s->opt.subprocesses) {
 		process_root(s);
 		frames[d++] = s->proc_root_id;
 	}
@@ -934,7 +925,7 @@ ruby_tick(struct sampler *s)
 	bool frozen;
 	int n;
 
-	if (s->nonblocking)
+	if (s->opt.nonblocking)
 		mem_flush(s->mem);
 	else
 		gvl_hold(s, &h);
@@ -1178,7 +1169,7 @@ record_woven(struct sampler *s, struct sampler_native *n,
 	marker = profile_frame_make(s->prof, &(struct profile_frame_desc){
 		.kind = PROFILE_FRAME_MARKER, .name = "[unwoven]",
 	});
-	e = weave(nat, nips, rb, st->nframes, s->native_all, marker,
+	e = weave(nat, nips, rb, st->nframes, s->opt.native_all, marker,
 		  frames + d, SAMPLER_MAX_FRAMES + RUBY_MAX_FRAMES, &nw);
 	if (e == WEAVE_NO_ROOM) {
 		s->prof->stats.failed++;
@@ -1321,7 +1312,7 @@ sampler_tick(struct sampler *s)
 	s->tick++;
 	if (s->count_ticks)
 		s->prof->stats.ticks++;
-	if (s->mode == SAMPLER_RUBY && s->native) {
+	if (s->mode == SAMPLER_RUBY && s->opt.native) {
 		native_ruby_tick(s);
 		return;
 	}
@@ -1345,7 +1336,7 @@ sampler_tick(struct sampler *s)
 			continue;
 		/* cpu mode: sample_thread skips a thread asleep in the
 		 * kernel; one whose CPU time stands still is off a CPU too. */
-		if (s->cpu && !on_cpu(s, th, true))
+		if (s->opt.cpu && !on_cpu(s, th, true))
 			continue;
 		/* A thread that vanished is not a failed read. */
 		if (sample_thread(s, th) < 0 && th->state != TS_GONE)
