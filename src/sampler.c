@@ -551,6 +551,40 @@ sample_thread(struct sampler *s, struct target_thread *th)
 	return 0;
 }
 
+/* A native tick: every thread of the process, one short stop each (or
+ * none, for a thread whose stack is frozen in a blocking call). */
+static void
+native_tick(struct sampler *s)
+{
+	struct target *t = s->t;
+	struct target_process *p;
+	struct target_thread *th;
+	uint64_t born;
+
+	/* Threads stay put while events come and go during the walk; those
+	 * found meanwhile wait for the next tick. */
+	born = t->stats.threads_seen;
+	for (th = target_thread_next(t, NULL); th && th->serial <= born &&
+	     !*t->stop_flag; th = target_thread_next(t, th)) {
+		if (th->pid != s->pid)
+			continue;
+		/* Events handled on the way may have moved the process
+		 * table: look the process up again. */
+		p = target_process_find(t, s->pid);
+		if (!p || p->exited)
+			break;
+		if (th->state != TS_RUNNING)
+			continue;
+		/* cpu mode: sample_thread skips a thread asleep in the
+		 * kernel; one whose CPU time stands still is off a CPU too. */
+		if (s->opt.cpu && !on_cpu(s, th, true))
+			continue;
+		/* A thread that vanished is not a failed read. */
+		if (sample_thread(s, th) < 0 && th->state != TS_GONE)
+			s->prof->stats.failed++;
+	}
+}
+
 /* True while the dynamic loader is mapped but libc is not: the
  * program's libraries (libruby among them) are still being loaded. */
 static bool
@@ -1289,8 +1323,6 @@ sampler_tick(struct sampler *s)
 {
 	struct target *t = s->t;
 	struct target_process *p = target_process_find(t, s->pid);
-	struct target_thread *th;
-	uint64_t born;
 
 	/* Gone, or a vfork child still running in its parent's memory. */
 	if (!p || p->exited || p->vforked)
@@ -1316,30 +1348,8 @@ sampler_tick(struct sampler *s)
 		native_ruby_tick(s);
 		return;
 	}
-	if (s->mode == SAMPLER_RUBY) {
+	if (s->mode == SAMPLER_RUBY)
 		ruby_tick(s);
-		return;
-	}
-	/* Threads stay put while events come and go during the walk; those
-	 * found meanwhile wait for the next tick. */
-	born = t->stats.threads_seen;
-	for (th = target_thread_next(t, NULL); th && th->serial <= born &&
-	     !*t->stop_flag; th = target_thread_next(t, th)) {
-		if (th->pid != s->pid)
-			continue;
-		/* Events handled on the way may have moved the process
-		 * table: look the process up again. */
-		p = target_process_find(t, s->pid);
-		if (!p || p->exited)
-			break;
-		if (th->state != TS_RUNNING)
-			continue;
-		/* cpu mode: sample_thread skips a thread asleep in the
-		 * kernel; one whose CPU time stands still is off a CPU too. */
-		if (s->opt.cpu && !on_cpu(s, th, true))
-			continue;
-		/* A thread that vanished is not a failed read. */
-		if (sample_thread(s, th) < 0 && th->state != TS_GONE)
-			s->prof->stats.failed++;
-	}
+	else
+		native_tick(s);
 }
