@@ -523,26 +523,40 @@ drain(struct target *t)
 	return handled;
 }
 
+/* Empties the SIGCHLD notifications. */
+static void
+clear_sigchld(struct target *t)
+{
+	struct signalfd_siginfo si;
+
+	while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
+		;
+}
+
+/* Sleeps until a SIGCHLD, a signal of the wait mask, or timeout_ns. */
+static void
+sleep_sigchld(struct target *t, uint64_t timeout_ns)
+{
+	struct pollfd pfd = { .fd = t->sigchld_fd, .events = POLLIN };
+	struct timespec ts = {
+		.tv_sec = timeout_ns / 1000000000ull,
+		.tv_nsec = timeout_ns % 1000000000ull,
+	};
+
+	if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0)
+		clear_sigchld(t);
+}
+
 void
 target_poll(struct target *t, uint64_t timeout_ns)
 {
-	struct pollfd pfd = { .fd = t->sigchld_fd, .events = POLLIN };
-	struct signalfd_siginfo si;
-	struct timespec ts;
-
 	reap(t);
 	/* Clear the SIGCHLD notification before waitpid, so an event that
 	 * arrives after the drain wakes the next poll. */
-	while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
-		;
+	clear_sigchld(t);
 	if (drain(t) || timeout_ns == 0 || *t->stop_flag)
 		return;
-	ts.tv_sec = timeout_ns / 1000000000ull;
-	ts.tv_nsec = timeout_ns % 1000000000ull;
-	if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0) {
-		while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
-			;
-	}
+	sleep_sigchld(t, timeout_ns);
 	drain(t);
 }
 
@@ -623,17 +637,9 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 		if (spins++ < 20) {
 			sched_yield();
 		} else {
-			struct pollfd pfd = { .fd = t->sigchld_fd,
-					      .events = POLLIN };
 			uint64_t left = deadline - now;
-			struct timespec ts = { 0, left < 1000000 ? (long)left
-								 : 1000000 };
-			struct signalfd_siginfo si;
 
-			if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0)
-				while (read(t->sigchld_fd, &si, sizeof(si)) ==
-				       sizeof(si))
-					;
+			sleep_sigchld(t, left < 1000000 ? left : 1000000);
 		}
 	}
 	if (th->state == TS_STOPPING)
