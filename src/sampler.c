@@ -74,6 +74,20 @@ teardown_process(struct sampler *s)
 	s->mem = NULL;
 }
 
+/* setup_process() for a new sampler, which a failure frees again. */
+static int
+setup_or_undo(struct sampler *s)
+{
+	int err;
+
+	if (setup_process(s) == 0)
+		return 0;
+	err = errno;
+	sampler_fini(s);
+	errno = err;
+	return -1;
+}
+
 int
 sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 	     const struct sampler_options *opt, uint64_t start_ns)
@@ -92,7 +106,7 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 	t->exec_seen = false;
 	if (target_process_find(t, s->pid))
 		target_process_find(t, s->pid)->exec_seen = false;
-	return setup_process(s);
+	return setup_or_undo(s);
 }
 
 int
@@ -107,7 +121,7 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 	s->start_ns = parent->start_ns;
 	s->names = ip_cache_create();
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
-	if (setup_process(s) < 0)
+	if (setup_or_undo(s) < 0)
 		return -1;
 	if (parent->mode == SAMPLER_RUBY) {
 		/* fork copies the address space: same VM, same addresses. */

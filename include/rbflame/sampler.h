@@ -92,13 +92,15 @@ struct sampler {
 
 /**
  * Sets up memory, symbols and unwinding for t's process, to record into
- * prof as opt says (copied), times counted from start_ns.
+ * prof as opt says (copied), times counted from start_ns. On failure -1
+ * with errno, and nothing left to free (sampler_fini() does no harm).
  */
 int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 		 const struct sampler_options *opt, uint64_t start_ns);
 /**
  * Sets up s for pid, a child that parent's process forked: a copy of its
  * address space, so a Ruby parent's VM is the child's too (no search).
+ * Fails as sampler_init() does.
  */
 int sampler_init_child(struct sampler *s, const struct sampler *parent,
 		       pid_t pid);
