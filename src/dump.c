@@ -232,41 +232,33 @@ static void
 stop_all(struct dump_ctx *c, struct target *t)
 {
 	size_t n = t->nthreads;
-	pid_t *tids = xcalloc(n ? n : 1, sizeof(*tids));
 	uint64_t deadline = now_ns() + STOP_TIMEOUT_NS;
+	struct target_thread *th;
 
-	for (size_t i = 0; i < n; i++) {
-		tids[i] = t->threads[i].tid;
-		if (t->threads[i].state == TS_RUNNING &&
-		    target_interrupt(t, &t->threads[i]) < 0)
-			debug_msg("interrupt %d: %s", (int)tids[i],
+	for (th = target_thread_next(t, NULL); th;
+	     th = target_thread_next(t, th))
+		if (th->state == TS_RUNNING && target_interrupt(t, th) < 0)
+			debug_msg("interrupt %d: %s", (int)th->tid,
 				  strerror(errno));
-	}
 	c->meta.regs = xcalloc(n ? n : 1, sizeof(*c->meta.regs));
-	for (size_t i = 0; i < n; i++) {
-		/* Events may move the thread table: look up by tid. */
-		struct target_thread *th = target_thread_find(t, tids[i]);
-		struct user_regs_struct regs;
+	/* Threads stay put while the waits handle events; only those we
+	 * interrupted are waited for. */
+	for (th = target_thread_next(t, NULL); th && c->meta.nregs < n;
+	     th = target_thread_next(t, th)) {
 		uint64_t now = now_ns();
 
-		if (!th || th->state != TS_STOPPING)
+		if (th->state != TS_STOPPING)
 			continue;
 		if (target_wait_stopped(t, th, now < deadline ? deadline - now
 							      : 0) < 0) {
-			debug_msg("thread %d did not stop: %s", (int)tids[i],
+			debug_msg("thread %d did not stop: %s", (int)th->tid,
 				  strerror(errno));
 			continue;
 		}
-		th = target_thread_find(t, tids[i]);
-		if (!th || target_get_regs(th, &regs) < 0)
-			continue;
-		c->meta.regs[c->meta.nregs].tid = tids[i];
-		c->meta.regs[c->meta.nregs].regs = regs;
+		c->meta.regs[c->meta.nregs].tid = th->tid;
+		c->meta.regs[c->meta.nregs].regs = th->regs;
 		c->meta.nregs++;
-		/* Our stop may have cut short a non-restartable syscall. */
-		target_fix_interrupted_syscall(t, th, &regs);
 	}
-	free(tids);
 }
 
 static void *

@@ -291,14 +291,17 @@ tracer_main(void *arg)
 	}
 	c->pid = t.pid;
 	record_meta(c->prof, o, t.pid);
-	if (sampler_init(&s, &t, c->prof, o->threads, o->function, o->cpu,
-			 now_ns()) == 0) {
+	if (sampler_init(&s, &t, c->prof, &(struct sampler_options){
+				.threads = o->threads,
+				.function = o->function,
+				.cpu = o->cpu,
+				.nonblocking = o->nonblocking,
+				.subprocesses = o->subprocesses,
+				.native = o->native,
+				.native_all = o->native_all,
+				.force_version = o->force_version,
+			 }, now_ns()) == 0) {
 		sampler_ok = true;
-		s.force_version = o->force_version;
-		s.native = o->native;
-		s.native_all = o->native_all;
-		s.nonblocking = o->nonblocking;
-		s.subprocesses = o->subprocesses;
 		sample_loop(c, &t, &s);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,

@@ -120,10 +120,21 @@ thread_group(struct target *t, pid_t tid)
 struct target_thread *
 target_thread_find(struct target *t, pid_t tid)
 {
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].tid == tid)
-			return &t->threads[i];
+	for (struct target_thread *th = t->threads; th; th = th->next)
+		if (th->tid == tid)
+			return th;
 	return NULL;
+}
+
+struct target_thread *
+target_thread_next(struct target *t, struct target_thread *th)
+{
+	/* A gone thread's next is where it stood: only newer threads were
+	 * appended after it, and those gone since keep their next too. */
+	th = th ? th->next : t->threads;
+	while (th && th->state == TS_GONE)
+		th = th->next;
+	return th;
 }
 
 static struct target_thread *
@@ -135,12 +146,10 @@ thread_add(struct target *t, pid_t pid, pid_t tid)
 	if (th)
 		return th;
 	process_add(t, pid, 0);
-	t->threads = xgrowarray(t->threads, &t->cap, t->nthreads + 1,
-				sizeof(*t->threads));
-	th = &t->threads[t->nthreads++];
-	memset(th, 0, sizeof(*th));
+	th = xcalloc(1, sizeof(*th));
 	th->pid = pid;
 	th->tid = tid;
+	th->serial = ++t->stats.threads_seen;
 	th->state = TS_RUNNING;
 	snprintf(path, sizeof(path), "%s/%d/task/%d/syscall", proc_dir,
 		 (int)pid, (int)tid);
@@ -151,22 +160,54 @@ thread_add(struct target *t, pid_t pid, pid_t tid)
 			 proc_dir, (int)pid, (int)tid);
 		th->schedstat_fd = open(path, O_RDONLY | O_CLOEXEC);
 	}
-	t->stats.threads_seen++;
+	th->prev = t->threads_tail;
+	if (t->threads_tail)
+		t->threads_tail->next = th;
+	else
+		t->threads = th;
+	t->threads_tail = th;
+	t->nthreads++;
 	return th;
 }
 
+/* th is gone: unlinked, marked, its files closed; freed by reap(). */
 static void
 thread_remove(struct target *t, struct target_thread *th)
 {
-	size_t i = th - t->threads;
-
-	if (t->thread_gone)
-		t->thread_gone(th, t->thread_gone_arg);
+	if (th->state == TS_GONE)
+		return;
+	if (th->prev)
+		th->prev->next = th->next;
+	else
+		t->threads = th->next;
+	if (th->next)
+		th->next->prev = th->prev;
+	else
+		t->threads_tail = th->prev;
+	/* th->next stays: a walk standing on th goes on from there. */
+	t->nthreads--;
+	th->state = TS_GONE;
 	if (th->syscall_fd >= 0)
 		close(th->syscall_fd);
 	if (th->schedstat_fd >= 0)
 		close(th->schedstat_fd);
-	t->threads[i] = t->threads[--t->nthreads];
+	th->syscall_fd = th->schedstat_fd = -1;
+	th->reap_next = t->gone;
+	t->gone = th;
+}
+
+/* Frees the gone threads: no caller holds one between ticks. */
+static void
+reap(struct target *t)
+{
+	while (t->gone) {
+		struct target_thread *th = t->gone;
+
+		t->gone = th->reap_next;
+		if (t->thread_gone)
+			t->thread_gone(th, t->thread_gone_arg);
+		free(th);
+	}
 }
 
 static void
@@ -176,6 +217,43 @@ cont(pid_t tid, int sig)
 	if (ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig) < 0 &&
 	    errno != ESRCH)
 		debug_msg("PTRACE_CONT %d: %s", (int)tid, strerror(errno));
+}
+
+static int
+get_regs(struct target_thread *th, struct user_regs_struct *regs)
+{
+	return (int)ptrace(PTRACE_GETREGS, th->tid, NULL, regs);
+}
+
+/*
+ * In a stop we caused, a non-restartable syscall (epoll_wait...) has
+ * already failed with EINTR: rewrite its result so the kernel restarts it,
+ * keeping man 7 signal's semantics if a real handler runs too.
+ */
+static void
+fix_interrupted_syscall(struct target *t, struct target_thread *th,
+			struct user_regs_struct *regs)
+{
+	/* orig_rax >= 0: the stop came on the way out of a syscall. A
+	 * non-restartable one that saw our interrupt has already returned
+	 * -EINTR. -ERESTARTNOHAND makes the kernel restart it on resume, or
+	 * turn it back into EINTR if a real signal handler runs. */
+	if ((long)regs->orig_rax < 0 || (long)regs->rax != -EINTR ||
+	    !proc_syscall_nonrestartable((long)regs->orig_rax))
+		return;
+	regs->rax = (unsigned long long)-ERESTARTNOHAND;
+	if (ptrace(PTRACE_SETREGS, th->tid, NULL, regs) == 0)
+		t->stats.eintr_fixups++;
+}
+
+/* The same for a stop nobody waits on: registers read only for it. */
+static void
+fix_stopped_syscall(struct target *t, struct target_thread *th)
+{
+	struct user_regs_struct regs;
+
+	if (get_regs(th, &regs) == 0)
+		fix_interrupted_syscall(t, th, &regs);
 }
 
 /*
@@ -226,166 +304,205 @@ trap_answers_interrupt(struct target_thread *th, int sig)
 	return true;
 }
 
-/* One wait status for tid. */
+/* A trap of ours is over: th stays held when the trap answers our
+ * interrupt, else it goes on (with sig, for a signal-delivery stop). */
+static void
+end_trap(struct target_thread *th, int sig)
+{
+	if (trap_answers_interrupt(th, sig))
+		return;
+	cont(th->tid, sig);
+}
+
+/* tid exited or was killed: a thread, maybe a process's leader. */
+static void
+on_exit_status(struct target *t, pid_t tid, int status)
+{
+	struct target_thread *th = target_thread_find(t, tid);
+	struct target_process *p = target_process_find(t, tid);
+
+	if (p)
+		p->exited = true;
+	if (tid == t->pid) {
+		t->exited = true;
+		t->exit_status = status;
+	}
+	if (th)
+		thread_remove(t, th);
+}
+
+/* The thread that reports a stop; a new thread can report its first stop
+ * before its parent's clone (or fork) event. */
+static struct target_thread *
+stopped_thread(struct target *t, pid_t tid)
+{
+	struct target_thread *th = target_thread_find(t, tid);
+
+	return th ? th : thread_add(t, thread_group(t, tid), tid);
+}
+
+/* th created a thread: it is traced already. */
+static void
+on_clone(struct target *t, struct target_thread *th)
+{
+	unsigned long child = 0;
+
+	if (ptrace(PTRACE_GETEVENTMSG, th->tid, NULL, &child) == 0 &&
+	    child > 0)
+		thread_add(t, thread_group(t, (pid_t)child), (pid_t)child);
+	end_trap(th, 0);
+}
+
+/* th forked or vforked (follow_forks): the child is traced already; its
+ * first stop may have come first. */
+static void
+on_fork(struct target *t, struct target_thread *th, bool vfork)
+{
+	unsigned long child = 0;
+
+	if (ptrace(PTRACE_GETEVENTMSG, th->tid, NULL, &child) == 0 &&
+	    child > 0) {
+		struct target_process *p =
+			process_add(t, (pid_t)child, th->pid);
+
+		p->parent = th->pid;
+		p->vforked = vfork;
+		thread_add(t, (pid_t)child, (pid_t)child);
+	}
+	end_trap(th, 0);
+}
+
+/* A thread of th's process exec'd; th now has the leader's tid. */
+static void
+on_exec(struct target *t, struct target_thread *th)
+{
+	unsigned long old = 0;
+	pid_t tid = th->tid, pid = th->pid;
+	struct target_process *p;
+
+	/* After exec only the leader's tid is left; the threads that
+	 * vanished report no exit. */
+	if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &old) == 0)
+		debug_msg("exec by thread %lu", old);
+	for (struct target_thread *o = target_thread_next(t, NULL); o;
+	     o = target_thread_next(t, o))
+		if (o->pid == pid && o->tid != pid)
+			thread_remove(t, o);
+	th = target_thread_find(t, pid);
+	if (th && old != 0 && (pid_t)old != pid) {
+		/* Another thread exec'd and took the leader's tid: the
+		 * leader we knew died, with any interrupt we had sent it
+		 * (its stop will never come), and its syscall file with it.
+		 * Start the entry afresh. */
+		thread_remove(t, th);
+		th = NULL;
+	}
+	if (!th)
+		th = thread_add(t, pid, pid);
+	p = process_add(t, pid, 0);
+	p->exec_seen = true;
+	p->vforked = false;
+	t->exec_seen = true;
+	/* The exec event answered any interrupt we had sent (see
+	 * trap_answers_interrupt()); the new image is not read with the old
+	 * one's tables: let it run. */
+	th->state = TS_RUNNING;
+	th->unwanted = false;
+	cont(pid, 0);
+}
+
+/* Group stop (SIGSTOP, Ctrl-Z): stay stopped as the user asked, but keep
+ * receiving events. */
+static void
+on_group_stop(struct target_thread *th)
+{
+	th->state = TS_GROUP_STOPPED;
+	th->unwanted = false;
+	if (ptrace(PTRACE_LISTEN, th->tid, NULL, NULL) < 0 && errno != ESRCH)
+		debug_msg("PTRACE_LISTEN %d: %s", (int)th->tid,
+			  strerror(errno));
+}
+
+/* A PTRACE_EVENT_STOP that is no group stop: our interrupt, or a stop
+ * nobody waits for. */
+static void
+on_interrupt_stop(struct target *t, struct target_thread *th)
+{
+	if (th->state == TS_STOPPING && !th->unwanted) {
+		th->state = TS_STOPPED;
+		return;
+	}
+	/* A new thread's first stop, the wake-up after a group stop, an
+	 * interrupt we gave up waiting for, or one sent while the thread sat
+	 * in another stop: that one may have cut a non-restartable syscall
+	 * short, like any of ours. */
+	fix_stopped_syscall(t, th);
+	th->state = TS_RUNNING;
+	th->unwanted = false;
+	cont(th->tid, 0);
+}
+
+/* Signal-delivery stop: the signal goes on to the target untouched, now
+ * or, when this stop answers our interrupt, at the resume. */
+static void
+on_signal_stop(struct target *t, struct target_thread *th, int sig)
+{
+	t->stats.signals_forwarded++;
+	if (th->state == TS_GROUP_STOPPED)
+		th->state = TS_RUNNING;	/* SIGCONT & co */
+	if (signal_may_restart(t, sig))
+		fix_stopped_syscall(t, th);
+	end_trap(th, sig);
+}
+
+static bool
+is_stop_signal(int sig)
+{
+	return sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
+	       sig == SIGTTOU;
+}
+
+/* One wait status for tid, handed to the handler of its kind. */
 static void
 handle_event(struct target *t, pid_t tid, int status)
 {
-	struct target_thread *th = target_thread_find(t, tid);
-	int event = (unsigned)status >> 16;
+	struct target_thread *th;
 	int sig;
 
 	if (WIFEXITED(status) || WIFSIGNALED(status)) {
-		struct target_process *p = target_process_find(t, tid);
-
-		if (p)
-			p->exited = true;
-		if (tid == t->pid) {
-			t->exited = true;
-			t->exit_status = status;
-		}
-		if (th)
-			thread_remove(t, th);
+		on_exit_status(t, tid, status);
 		return;
 	}
 	if (!WIFSTOPPED(status))
 		return;
-	if (!th) {
-		/* A new thread can report its first stop before its parent's
-		 * clone (or fork) event. */
-		th = thread_add(t, thread_group(t, tid), tid);
-	}
+	th = stopped_thread(t, tid);
 	sig = WSTOPSIG(status);
-	switch (event) {
-	case PTRACE_EVENT_CLONE: {
-		unsigned long child = 0;
-
-		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 &&
-		    child > 0)
-			thread_add(t, thread_group(t, (pid_t)child),
-				   (pid_t)child);
-		/* th may have moved: thread_add() grows the table. */
-		th = target_thread_find(t, tid);
-		if (th && trap_answers_interrupt(th, 0))
-			return;
-		cont(tid, 0);
-		return;
-	}
+	switch ((unsigned)status >> 16) {
+	case PTRACE_EVENT_CLONE:
+		on_clone(t, th);
+		break;
 	case PTRACE_EVENT_FORK:
-	case PTRACE_EVENT_VFORK: {
-		unsigned long child = 0;
-
-		/* follow_forks: the child is traced already; its first stop
-		 * may have come first. */
-		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &child) == 0 &&
-		    child > 0) {
-			struct target_process *p =
-				process_add(t, (pid_t)child, th->pid);
-
-			p->parent = th->pid;
-			p->vforked = event == PTRACE_EVENT_VFORK;
-			thread_add(t, (pid_t)child, (pid_t)child);
-		}
-		th = target_thread_find(t, tid);
-		if (th && trap_answers_interrupt(th, 0))
-			return;
-		cont(tid, 0);
-		return;
-	}
-	case PTRACE_EVENT_EXEC: {
-		unsigned long old = 0;
-		pid_t pid = th->pid;
-		struct target_process *p;
-
-		/* After exec only the leader's tid is left; the threads that
-		 * vanished report no exit. */
-		if (ptrace(PTRACE_GETEVENTMSG, tid, NULL, &old) == 0)
-			debug_msg("exec by thread %lu", old);
-		for (size_t i = 0; i < t->nthreads;) {
-			if (t->threads[i].pid == pid &&
-			    t->threads[i].tid != pid)
-				thread_remove(t, &t->threads[i]);
-			else
-				i++;
-		}
-		th = target_thread_find(t, pid);
-		if (th && old != 0 && (pid_t)old != pid) {
-			/* Another thread exec'd and took the leader's tid: the
-			 * leader we knew died, with any interrupt we had sent
-			 * it (its stop will never come), and its syscall file
-			 * with it. Start the entry afresh. */
-			thread_remove(t, th);
-			th = NULL;
-		}
-		if (!th)
-			th = thread_add(t, pid, pid);
-		p = process_add(t, pid, 0);
-		p->exec_seen = true;
-		p->vforked = false;
-		t->exec_seen = true;
-		/* The exec event answered any interrupt we had sent (see
-		 * trap_answers_interrupt()); the new image is not read with
-		 * the old one's tables: let it run. */
-		th = target_thread_find(t, pid);
-		if (th) {
-			th->state = TS_RUNNING;
-			th->unwanted = false;
-		}
-		cont(pid, 0);
-		return;
-	}
+		on_fork(t, th, false);
+		break;
+	case PTRACE_EVENT_VFORK:
+		on_fork(t, th, true);
+		break;
+	case PTRACE_EVENT_EXEC:
+		on_exec(t, th);
+		break;
 	case PTRACE_EVENT_STOP:
-		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN ||
-		    sig == SIGTTOU) {
-			/* Group stop: stay stopped as the user asked, but keep
-			 * receiving events. */
-			th->state = TS_GROUP_STOPPED;
-			th->unwanted = false;
-			if (ptrace(PTRACE_LISTEN, tid, NULL, NULL) < 0 &&
-			    errno != ESRCH)
-				debug_msg("PTRACE_LISTEN %d: %s", (int)tid,
-					  strerror(errno));
-			return;
-		}
-		if (th->state == TS_STOPPING && !th->unwanted) {
-			th->state = TS_STOPPED;
-			return;
-		}
-		/* A new thread's first stop, the wake-up after a group stop,
-		 * an interrupt we gave up waiting for, or one sent while the
-		 * thread sat in another stop: that one may have cut a
-		 * non-restartable syscall short, like any of ours. */
-		{
-			struct user_regs_struct regs;
-
-			if (target_get_regs(th, &regs) == 0)
-				target_fix_interrupted_syscall(t, th, &regs);
-		}
-		th->state = TS_RUNNING;
-		th->unwanted = false;
-		cont(tid, 0);
-		return;
+		if (is_stop_signal(sig))
+			on_group_stop(th);
+		else
+			on_interrupt_stop(t, th);
+		break;
 	case 0:
-		/* Signal-delivery stop: the signal goes on to the target
-		 * untouched, now or, when this stop answers our interrupt,
-		 * at the resume. */
-		t->stats.signals_forwarded++;
-		if (th->state == TS_GROUP_STOPPED)
-			th->state = TS_RUNNING;	/* SIGCONT & co */
-		if (signal_may_restart(t, sig)) {
-			struct user_regs_struct regs;
-
-			if (target_get_regs(th, &regs) == 0)
-				target_fix_interrupted_syscall(t, th, &regs);
-		}
-		if (trap_answers_interrupt(th, sig))
-			return;
-		cont(tid, sig);
-		return;
+		on_signal_stop(t, th, sig);
+		break;
 	default:
-		if (trap_answers_interrupt(th, 0))
-			return;
-		cont(tid, 0);
-		return;
+		/* No other event is asked for; a trap is a trap. */
+		end_trap(th, 0);
+		break;
 	}
 }
 
@@ -406,25 +523,40 @@ drain(struct target *t)
 	return handled;
 }
 
+/* Empties the SIGCHLD notifications. */
+static void
+clear_sigchld(struct target *t)
+{
+	struct signalfd_siginfo si;
+
+	while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
+		;
+}
+
+/* Sleeps until a SIGCHLD, a signal of the wait mask, or timeout_ns. */
+static void
+sleep_sigchld(struct target *t, uint64_t timeout_ns)
+{
+	struct pollfd pfd = { .fd = t->sigchld_fd, .events = POLLIN };
+	struct timespec ts = {
+		.tv_sec = timeout_ns / 1000000000ull,
+		.tv_nsec = timeout_ns % 1000000000ull,
+	};
+
+	if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0)
+		clear_sigchld(t);
+}
+
 void
 target_poll(struct target *t, uint64_t timeout_ns)
 {
-	struct pollfd pfd = { .fd = t->sigchld_fd, .events = POLLIN };
-	struct signalfd_siginfo si;
-	struct timespec ts;
-
+	reap(t);
 	/* Clear the SIGCHLD notification before waitpid, so an event that
 	 * arrives after the drain wakes the next poll. */
-	while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
-		;
+	clear_sigchld(t);
 	if (drain(t) || timeout_ns == 0 || *t->stop_flag)
 		return;
-	ts.tv_sec = timeout_ns / 1000000000ull;
-	ts.tv_nsec = timeout_ns % 1000000000ull;
-	if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0) {
-		while (read(t->sigchld_fd, &si, sizeof(si)) == sizeof(si))
-			;
-	}
+	sleep_sigchld(t, timeout_ns);
 	drain(t);
 }
 
@@ -450,6 +582,23 @@ target_interrupt(struct target *t, struct target_thread *th)
 	return 0;
 }
 
+/* th is in the stop we asked for: its registers cached and, when our
+ * interrupt cut a non-restartable syscall short, the syscall made to
+ * restart, so that every waiter resumes it safely. */
+static int
+hold_stopped(struct target *t, struct target_thread *th)
+{
+	if (get_regs(th, &th->regs) < 0) {
+		int err = errno;
+
+		target_resume(t, th);
+		errno = err;
+		return -1;
+	}
+	fix_interrupted_syscall(t, th, &th->regs);
+	return 0;
+}
+
 int
 target_wait_stopped(struct target *t, struct target_thread *th,
 		    uint64_t timeout_ns)
@@ -466,19 +615,16 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 		if (r == tid) {
 			handle_event(t, tid, status);
 		} else if (r < 0 && errno == ECHILD) {
-			th = target_thread_find(t, tid);
-			if (th)
-				thread_remove(t, th);
+			thread_remove(t, th);
 			errno = ESRCH;
 			return -1;
 		}
-		th = target_thread_find(t, tid);
-		if (!th) {
+		if (th->state == TS_GONE) {
 			errno = ESRCH;
 			return -1;
 		}
 		if (th->state == TS_STOPPED)
-			return 0;
+			return hold_stopped(t, th);
 		if (th->state != TS_STOPPING || *t->stop_flag)
 			break;
 		if (r == tid)
@@ -491,39 +637,15 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 		if (spins++ < 20) {
 			sched_yield();
 		} else {
-			struct pollfd pfd = { .fd = t->sigchld_fd,
-					      .events = POLLIN };
 			uint64_t left = deadline - now;
-			struct timespec ts = { 0, left < 1000000 ? (long)left
-								 : 1000000 };
-			struct signalfd_siginfo si;
 
-			if (ppoll(&pfd, 1, &ts, &t->wait_mask) > 0)
-				while (read(t->sigchld_fd, &si, sizeof(si)) ==
-				       sizeof(si))
-					;
+			sleep_sigchld(t, left < 1000000 ? left : 1000000);
 		}
 	}
 	if (th->state == TS_STOPPING)
 		th->unwanted = true;
 	errno = EAGAIN;
 	return -1;
-}
-
-void
-target_fix_interrupted_syscall(struct target *t, struct target_thread *th,
-			       struct user_regs_struct *regs)
-{
-	/* orig_rax >= 0: the stop came on the way out of a syscall. A
-	 * non-restartable one that saw our interrupt has already returned
-	 * -EINTR. -ERESTARTNOHAND makes the kernel restart it on resume, or
-	 * turn it back into EINTR if a real signal handler runs. */
-	if ((long)regs->orig_rax < 0 || (long)regs->rax != -EINTR ||
-	    !proc_syscall_nonrestartable((long)regs->orig_rax))
-		return;
-	regs->rax = (unsigned long long)-ERESTARTNOHAND;
-	if (ptrace(PTRACE_SETREGS, th->tid, NULL, regs) == 0)
-		t->stats.eintr_fixups++;
 }
 
 int
@@ -538,12 +660,6 @@ target_resume(struct target *t, struct target_thread *th)
 	if (ptrace(PTRACE_CONT, th->tid, NULL, (void *)(long)sig) < 0)
 		return -1;
 	return 0;
-}
-
-int
-target_get_regs(struct target_thread *th, struct user_regs_struct *regs)
-{
-	return (int)ptrace(PTRACE_GETREGS, th->tid, NULL, regs);
 }
 
 static int
@@ -654,23 +770,24 @@ fail:
 void
 target_release(struct target *t)
 {
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].state == TS_STOPPED)
-			target_resume(t, &t->threads[i]);
+	struct target_thread *th;
+
+	for (th = t->threads; th; th = th->next)
+		if (th->state == TS_STOPPED)
+			target_resume(t, th);
 	/* Interrupts still in flight: mark them so drain resumes them. */
-	for (size_t i = 0; i < t->nthreads; i++)
-		if (t->threads[i].state == TS_STOPPING)
-			t->threads[i].unwanted = true;
+	for (th = t->threads; th; th = th->next)
+		if (th->state == TS_STOPPING)
+			th->unwanted = true;
 	drain(t);
 }
 
 void
 target_fini(struct target *t)
 {
-	while (t->nthreads)
-		thread_remove(t, &t->threads[0]);
-	free(t->threads);
-	t->threads = NULL;
+	while (t->threads)
+		thread_remove(t, t->threads);
+	reap(t);
 	free(t->procs);
 	t->procs = NULL;
 	t->nprocs = 0;

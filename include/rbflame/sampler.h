@@ -39,6 +39,20 @@ struct text_slot {
 	uint32_t id;
 };
 
+/* How a sampler reads and records: the run's options that matter here. */
+struct sampler_options {
+	bool threads;		/* root stacks at their thread */
+	bool function;		/* Ruby frames at the method's first line */
+	bool cpu;		/* only threads on a CPU */
+	bool nonblocking;	/* Ruby: never stop a thread, read twice */
+	bool subprocesses;	/* root stacks at 'process PID "CMD"' */
+	bool native;		/* --native: weave native frames into Ruby
+				 * stacks */
+	bool native_all;	/* --native: keep the VM's frames */
+	const char *force_version; /* read Ruby with this version's layout
+				 * (not copied: must outlive the sampler) */
+};
+
 /* What the target turned out to be. */
 enum sampler_mode {
 	SAMPLER_PENDING,	/* looking for a Ruby VM (startup, after exec) */
@@ -55,18 +69,13 @@ struct sampler {
 	struct unwinder *unwinder;
 	struct ip_cache *names;	/* ip -> frame id */
 	struct text_slot *texts; /* Ruby frame -> frame id */
-	bool threads;		/* root stacks at their thread */
-	bool function;		/* Ruby frames at the method's first line */
-	bool cpu;		/* only threads on a CPU */
-	bool nonblocking;	/* Ruby: never stop a thread, read twice */
-	bool subprocesses;	/* root stacks at 'process PID "CMD"' */
+	struct sampler_options opt; /* children get their parent's */
 	bool count_ticks;	/* this sampler's ticks are the run's ticks */
 	char proc_root[256];	/* 'process PID "CMD"' */
 	uint32_t proc_root_id;
 	uint64_t proc_root_tick;
 	bool have_proc_root;
-	const char *force_version; /* read Ruby with this version's layout */
-	uint64_t start_ns;
+	uint64_t start_ns;	/* the run's start: sample times count from it */
 	uint64_t tick;
 	enum sampler_mode mode;
 	uint64_t pending_since;	/* when the search for the VM (re)started */
@@ -75,21 +84,23 @@ struct sampler {
 	struct ruby_reader *ruby;
 	struct ruby_stack *stacks;
 	int stacks_cap;
-	/* --native: native frames woven into Ruby stacks (set by the
-	 * caller after sampler_init()) */
-	bool native;		/* weave */
-	bool native_all;	/* keep the VM's frames */
-	struct sampler_native *nat; /* its state, NULL until first used */
+	struct sampler_native *nat; /* --native: its state, NULL until first
+				 * used */
 	int fatal;		/* errno of an error that ends the run, 0 if none */
 	char fatal_msg[768];	/* its one-line message */
 };
 
-/** Sets up memory, symbols and unwinding for t's process. */
+/**
+ * Sets up memory, symbols and unwinding for t's process, to record into
+ * prof as opt says (copied), times counted from start_ns. On failure -1
+ * with errno, and nothing left to free (sampler_fini() does no harm).
+ */
 int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
-		 bool threads, bool function, bool cpu, uint64_t start_ns);
+		 const struct sampler_options *opt, uint64_t start_ns);
 /**
  * Sets up s for pid, a child that parent's process forked: a copy of its
  * address space, so a Ruby parent's VM is the child's too (no search).
+ * Fails as sampler_init() does.
  */
 int sampler_init_child(struct sampler *s, const struct sampler *parent,
 		       pid_t pid);

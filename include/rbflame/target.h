@@ -34,9 +34,17 @@ enum thread_state {
 	TS_GONE,
 };
 
+/*
+ * A traced thread. Each is allocated on its own and never moves: a
+ * pointer a caller holds stays valid however many threads come and go.
+ * A thread that goes is unlinked and marked TS_GONE, and its memory kept
+ * until the next target_poll() (which runs between ticks), so a pointer
+ * held during a tick is safe to test and to walk on from.
+ */
 struct target_thread {
 	pid_t pid;		/* its process (thread group) */
 	pid_t tid;
+	uint64_t serial;	/* order of first sight: 1, 2, ... */
 	enum thread_state state;
 	bool unwanted;		/* interrupt pending that nobody waits for */
 	int pending_sig;	/* held in a signal-delivery stop: the
@@ -44,7 +52,12 @@ struct target_thread {
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
 	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
 	uint64_t stopped_at_ns;
+	struct user_regs_struct regs; /* in a stop target_wait_stopped()
+				 * returned: its registers, syscall fixed */
 	void *priv;		/* the sampler's per-thread state */
+	struct target_thread *prev, *next; /* t->threads, oldest first;
+				 * a gone thread keeps its next */
+	struct target_thread *reap_next; /* t->gone */
 };
 
 /* A process of the target: the first one, then every child followed. */
@@ -76,11 +89,14 @@ struct target {
 				 * attach or launch) */
 	struct target_process *procs;	/* procs[0] is pid */
 	size_t nprocs, procs_cap;
-	struct target_thread *threads;
-	size_t nthreads, cap;
+	struct target_thread *threads, *threads_tail; /* live, oldest first
+				 * (walk with target_thread_next()) */
+	size_t nthreads;
+	struct target_thread *gone;	/* freed at the next target_poll() */
 	int sigchld_fd;		/* signalfd for SIGCHLD */
 	sigset_t wait_mask;	/* mask while waiting (lets SIGINT in) */
 	volatile sig_atomic_t *stop_flag; /* set by a signal handler */
+	/* called on a gone thread just before it is freed */
 	void (*thread_gone)(struct target_thread *th, void *arg);
 	void *thread_gone_arg;
 	struct target_stats stats;
@@ -114,33 +130,37 @@ struct target_process *target_process_find(struct target *t, pid_t pid);
  * followed) has not exited. */
 bool target_alive(const struct target *t);
 
-/** Finds a thread by tid, NULL if unknown. */
+/** Finds a live thread by tid, NULL if unknown. */
 struct target_thread *target_thread_find(struct target *t, pid_t tid);
+/**
+ * The live thread after th, oldest first (the first one when th is NULL),
+ * or NULL. th may have gone since it was returned: the walk goes on from
+ * where it stood, so events handled inside a walk skip no thread (threads
+ * found meanwhile come last; th->serial tells them apart).
+ */
+struct target_thread *target_thread_next(struct target *t,
+					 struct target_thread *th);
 
 /** Asks th to stop (PTRACE_INTERRUPT). */
 int target_interrupt(struct target *t, struct target_thread *th);
 /**
  * Handles events until th is stopped, gone, or timeout_ns passes. 0 when
- * stopped; -1 otherwise (th is then left to resume itself when its stop
- * arrives).
+ * stopped: th->regs holds its registers, and a non-restartable syscall
+ * (epoll_wait...) that our stop made fail with EINTR has been turned into
+ * a restart (kept an EINTR if a real signal handler runs too, as man 7
+ * signal says), so the thread can be resumed as it is. -1 otherwise: th
+ * is left to resume itself when its stop arrives, or, stopped with
+ * registers that cannot be read, resumed.
  */
 int target_wait_stopped(struct target *t, struct target_thread *th,
 			uint64_t timeout_ns);
-/**
- * In a stop we caused, a non-restartable syscall (epoll_wait...) has
- * already failed with EINTR: rewrite its result so the kernel restarts it,
- * keeping man 7 signal's semantics if a real handler runs too.
- */
-void target_fix_interrupted_syscall(struct target *t, struct target_thread *th,
-				    struct user_regs_struct *regs);
 /** Resumes a thread we stopped. */
 int target_resume(struct target *t, struct target_thread *th);
-/** Registers of a stopped thread. */
-int target_get_regs(struct target_thread *th, struct user_regs_struct *regs);
 
 /**
  * Handles pending ptrace events, sleeping up to timeout_ns for the first
- * one (0: do not sleep). Returns early when *stop_flag is set.
+ * one (0: do not sleep). Returns early when *stop_flag is set. Frees the
+ * threads that had gone before it was called: hold no thread across it.
  */
 void target_poll(struct target *t, uint64_t timeout_ns);
 

@@ -1,0 +1,358 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * What a sample is made of: the frame ids of native addresses (the ip
+ * cache) and of Ruby frames (formatted once), the roots ('process PID
+ * "CMD"', 'thread TID "NAME"'), a Ruby thread's state as leaf
+ * pseudo-frames, the per-thread state the ticks keep, and the sample
+ * itself. Used by every tick; touches no thread (the cpu-mode check
+ * reads a thread's schedstat file).
+ */
+#include "config.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbflame/proc.h"
+#include "rbflame/profile.h"
+#include "rbflame/ruby.h"
+#include "rbflame/sampler.h"
+#include "rbflame/schedule.h"
+#include "rbflame/xmalloc.h"
+#include "sample.h"
+
+/* ip -> frame id, so each address is named once. Key: ip << 1 | leaf. */
+struct ip_cache {
+	uint64_t *keys;
+	uint32_t *ids;
+	size_t n, cap;		/* cap is a power of two */
+};
+
+struct ip_cache *
+ip_cache_create(void)
+{
+	struct ip_cache *c = xcalloc(1, sizeof(*c));
+
+	c->cap = 1024;
+	c->keys = xcalloc(c->cap, sizeof(*c->keys));
+	c->ids = xcalloc(c->cap, sizeof(*c->ids));
+	return c;
+}
+
+void
+ip_cache_destroy(struct ip_cache *c)
+{
+	if (!c)
+		return;
+	free(c->keys);
+	free(c->ids);
+	free(c);
+}
+
+void
+ip_cache_clear(struct ip_cache *c)
+{
+	memset(c->keys, 0, c->cap * sizeof(*c->keys));
+	c->n = 0;
+}
+
+uint32_t *
+ip_cache_slot(struct ip_cache *c, uint64_t key, bool *found)
+{
+	size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (c->cap - 1);
+
+	while (c->keys[i] && c->keys[i] != key)
+		i = (i + 1) & (c->cap - 1);
+	*found = c->keys[i] == key;
+	if (!*found) {
+		if ((c->n + 1) * 2 > c->cap) {
+			struct ip_cache big = { .cap = c->cap * 2 };
+
+			big.keys = xcalloc(big.cap, sizeof(*big.keys));
+			big.ids = xcalloc(big.cap, sizeof(*big.ids));
+			for (size_t j = 0; j < c->cap; j++) {
+				bool f;
+
+				if (c->keys[j])
+					*ip_cache_slot(&big, c->keys[j], &f) =
+						c->ids[j];
+			}
+			big.n = c->n;
+			free(c->keys);
+			free(c->ids);
+			*c = big;
+			return ip_cache_slot(c, key, found);
+		}
+		c->keys[i] = key;
+		c->n++;
+	}
+	return &c->ids[i];
+}
+
+struct thread_priv *
+sample_priv(struct target_thread *th)
+{
+	if (!th->priv)
+		th->priv = xcalloc(1, sizeof(struct thread_priv));
+	return th->priv;
+}
+
+/* A thread of this sampler's process, by tid (a forked child's VM lists
+ * its parent's threads until it has cleaned up after the fork). */
+struct target_thread *
+sample_own_thread(struct sampler *s, pid_t tid)
+{
+	struct target_thread *th = target_thread_find(s->t, tid);
+
+	return th && th->pid == s->pid ? th : NULL;
+}
+
+/*
+ * Whether a Ruby stack belongs to no thread of this process: the reader
+ * says the thread is gone, or its tid is another process's. A child read
+ * before it first ran (the kernel writes the child's tid into the forking
+ * thread's struct pthread then) still names the parent's thread, and its
+ * stack is only the fork point: not a sample of the child. A tid of 0
+ * (unknown) is taken as it is.
+ */
+bool
+sample_stray_stack(struct sampler *s, const struct ruby_stack *st)
+{
+	return st->gone || (st->tid && !sample_own_thread(s, st->tid));
+}
+
+/* cpu mode: is th on a CPU at this tick? running says what the kernel's
+ * state says (not asleep in a syscall); its CPU time, read through the
+ * schedstat file kept open since attach, must also have moved lately, so
+ * a runnable thread that gets no CPU does not count either. Called for
+ * every thread every tick, which keeps the last reading fresh. */
+bool
+sample_on_cpu(struct sampler *s, struct target_thread *th, bool running)
+{
+	struct thread_priv *tp = sample_priv(th);
+	uint64_t ns, now = now_ns();
+
+	if (th->schedstat_fd < 0 ||
+	    proc_schedstat_read_fd(th->schedstat_fd, &ns) < 0)
+		return running;
+	if (!tp->cpu_known || ns != tp->cpu_ns) {
+		tp->cpu_known = true;
+		tp->cpu_ns = ns;
+		tp->cpu_moved_ns = now;
+	}
+	return running && now - tp->cpu_moved_ns <= CPU_STALE_NS;
+}
+
+/* 'WHAT ID "NAME"' ('thread TID "NAME"', 'process PID "CMD"') with '"'
+ * and '\' escaped by a backslash and ';' as \x3b. */
+static void
+root_text(char *out, size_t cap, const char *what, pid_t id,
+	  const char *name)
+{
+	size_t o = snprintf(out, cap, "%s %d \"", what, (int)id);
+
+	for (const char *c = name; *c && o + 6 < cap; c++) {
+		if (*c == '"' || *c == '\\') {
+			out[o++] = '\\';
+			out[o++] = *c;
+		} else if (*c == ';') {
+			o += snprintf(out + o, 5, "\\x3b");
+		} else {
+			out[o++] = *c;
+		}
+	}
+	out[o++] = '"';
+	out[o] = '\0';
+}
+
+/* 'process PID "CMD"', the root of every stack with --subprocesses; the
+ * command line is read again now and then (servers retitle workers). */
+void
+sample_process_root(struct sampler *s)
+{
+	char cmd[200];
+
+	if (s->have_proc_root &&
+	    s->tick - s->proc_root_tick < NAME_REFRESH_TICKS)
+		return;
+	s->proc_root_tick = s->tick;
+	if (proc_cmdline(s->pid, cmd, sizeof(cmd)) < 0) {
+		if (s->have_proc_root)
+			return;
+		cmd[0] = '\0';
+	}
+	root_text(s->proc_root, sizeof(s->proc_root), "process", s->pid, cmd);
+	s->proc_root_id = profile_frame_make(s->prof,
+		&(struct profile_frame_desc){
+			.kind = PROFILE_FRAME_PROCESS, .name = cmd,
+			.text = s->proc_root,
+		});
+	s->have_proc_root = true;
+}
+
+/* The root frame of a thread, recording its name in the profile. */
+static uint32_t
+thread_frame(struct sampler *s, pid_t tid, const char *name,
+	     const char *text)
+{
+	profile_thread_name(s->prof, s->pid, tid, name);
+	return profile_frame_make(s->prof, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_THREAD, .name = name, .text = text,
+	});
+}
+
+/* The root frame of a native thread, its comm re-read now and then. */
+void
+sample_thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
+{
+	char comm[64];
+
+	if (tp->have_root && s->tick - tp->root_tick < NAME_REFRESH_TICKS)
+		return;
+	if (proc_thread_comm(s->pid, tid, comm, sizeof(comm)) < 0 &&
+	    tp->have_root)
+		return;
+	root_text(tp->root, sizeof(tp->root), "thread", tid, comm);
+	tp->root_id = thread_frame(s, tid, comm, tp->root);
+	tp->have_root = true;
+	tp->root_tick = s->tick;
+}
+
+/* The thread's state as leaf pseudo-frames (stackprof's GC names) and
+ * as data. False when cpu mode leaves the thread out (off the CPU). */
+bool
+sample_stack_state(struct sampler *s, const struct ruby_stack *st,
+	    const char *state[2], enum profile_state *pstate)
+{
+	char kstate = 'R';
+
+	*pstate = PROFILE_STATE_RUNNING;
+	switch (st->state) {
+	case RUBY_STATE_GC_MARKING:
+		*pstate = PROFILE_STATE_MARKING;
+		break;
+	case RUBY_STATE_GC_SWEEPING:
+		*pstate = PROFILE_STATE_SWEEPING;
+		break;
+	case RUBY_STATE_GC:
+		*pstate = PROFILE_STATE_GC;
+		break;
+	case RUBY_STATE_WAITING_GVL:
+		*pstate = PROFILE_STATE_WAITING_GVL;
+		kstate = 'S';
+		break;
+	case RUBY_STATE_NO_GVL:
+		/* Sleeping in the kernel: blocked; on a CPU: a C extension
+		 * working without the GVL. The thread's syscall file, open
+		 * since attach, tells which without an open per tick. */
+		kstate = 'S';
+		{
+			struct target_thread *th =
+			    sample_own_thread(s, st->tid);
+			struct proc_syscall sc;
+
+			if (th && th->syscall_fd >= 0 &&
+			    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+			    sc.kind == PSC_RUNNING)
+				kstate = 'R';
+		}
+		*pstate = kstate == 'R' ? PROFILE_STATE_NO_GVL
+					: PROFILE_STATE_BLOCKED;
+		break;
+	default:
+		break;
+	}
+	profile_state_leaves(*pstate, state);
+	if (s->opt.cpu) {
+		/* The GVL holder runs (or collects garbage) as far as the
+		 * kernel goes: its CPU time decides. */
+		struct target_thread *th = sample_own_thread(s, st->tid);
+
+		return th && sample_on_cpu(s, th, kstate == 'R');
+	}
+	return true;
+}
+
+/* The thread's root frame ('thread TID "NAME"' with --threads), or
+ * PROFILE_NO_STR; records the thread's name either way. */
+static uint32_t
+ruby_thread_root(struct sampler *s, const struct ruby_stack *st)
+{
+	char root[160], comm[64];
+	const char *name = st->name;
+
+	if (!s->opt.threads) {
+		profile_thread_name(s->prof, s->pid, st->tid, st->name);
+		return PROFILE_NO_STR;
+	}
+	if (!name[0] && proc_thread_comm(s->pid, st->tid, comm,
+					 sizeof(comm)) == 0)
+		name = comm;
+	root_text(root, sizeof(root), "thread", st->tid, name);
+	return thread_frame(s, st->tid, name, root);
+}
+
+/* The frame id of one Ruby frame. */
+uint32_t
+sample_ruby_frame_id(struct sampler *s, const struct ruby_frame *f)
+{
+	int line = s->opt.function ? f->first_line : f->line;
+	/* The reader interns labels and paths: their pointers and the
+	 * line identify the text, so it is formatted once. */
+	uint64_t h = ((uintptr_t)f->label * 0x9e3779b97f4a7c15ull) ^
+		     ((uintptr_t)f->path * 0xc2b2ae3d27d4eb4full) ^
+		     (uint64_t)(uint32_t)line;
+	struct text_slot *ts = &s->texts[(h >> 40) % TEXT_SLOTS];
+
+	if (ts->label != f->label || ts->path != f->path ||
+	    ts->line != line || !ts->used) {
+		ts->label = f->label;
+		ts->path = f->path;
+		ts->line = line;
+		ts->used = true;
+		ts->id = profile_frame_make(s->prof,
+			&(struct profile_frame_desc){
+				.kind = !f->path ? PROFILE_FRAME_MARKER
+					: f->cfunc ? PROFILE_FRAME_CFUNC
+						   : PROFILE_FRAME_RUBY,
+				.name = f->label,
+				.file = f->path,
+				.line = f->path ? line : 0,
+			});
+	}
+	return ts->id;
+}
+
+/* The roots of a Ruby thread's stacks into frames: the process with
+ * --subprocesses, the thread with --threads. Returns how many. */
+size_t
+sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
+		  uint32_t *frames)
+{
+	uint32_t root = ruby_thread_root(s, st);
+	size_t d = 0;
+
+	if (s->opt.subprocesses) {
+		sample_process_root(s);
+		frames[d++] = s->proc_root_id;
+	}
+	if (root != PROFILE_NO_STR)
+		frames[d++] = root;
+	return d;
+}
+
+/* Ends frames[0..d) with the state's leaf pseudo-frames and records it. */
+void
+sample_record_stack(struct sampler *s, const struct ruby_stack *st,
+	     const char *const state[2], enum profile_state pstate,
+	     uint32_t *frames, size_t d)
+{
+	for (int i = 0; i < 2 && state[i]; i++)
+		frames[d++] = profile_frame_make(s->prof,
+			&(struct profile_frame_desc){
+				.kind = PROFILE_FRAME_STATE, .name = state[i],
+			});
+	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid,
+			   st->tid, pstate, frames, d);
+}

@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * The Ruby tick: every Ruby thread's stack read from the VM while the
+ * GVL holder is stopped (or, with --nonblocking, read until two reads
+ * agree), then recorded with the thread's state.
+ */
+#include "config.h"
+
+
+#include "rbflame/mem.h"
+#include "rbflame/profile.h"
+#include "rbflame/ruby.h"
+#include "rbflame/sampler.h"
+#include "rbflame/schedule.h"
+#include "sample.h"
+
+/* Records one Ruby stack (innermost first in st) as a sample, with the
+ * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
+ * mode, a thread off the CPU is not sampled. */
+static void
+record_ruby(struct sampler *s, const struct ruby_stack *st)
+{
+	uint32_t frames[RUBY_MAX_FRAMES + 5];
+	const char *state[2];
+	enum profile_state pstate;
+	size_t d = sample_ruby_roots(s, st, frames);
+
+	if (!sample_stack_state(s, st, state, &pstate))
+		return;
+	for (int i = st->nframes - 1; i >= 0; i--)
+		frames[d++] = sample_ruby_frame_id(s, &st->frames[i]);
+	sample_record_stack(s, st, state, pstate, frames, d);
+}
+
+/* Stops the thread holding the GVL, reads all stacks, resumes. When no
+ * thread we hold owns the GVL (none held it, or the one we stopped had
+ * just released it), another may take it while we read: then the read
+ * counts only if a second read finds exactly the same. --nonblocking
+ * never stops anything: every read is checked that way, a seqlock of
+ * sorts whose sequence number is each thread's control-frame pointer and
+ * a digest of its frames. */
+void
+sample_ruby_tick(struct sampler *s)
+{
+	struct gvl_hold h = { .keep = true, .prefetch = true };
+	uint64_t t0 = now_ns();
+	bool frozen;
+	int n;
+
+	if (s->opt.nonblocking)
+		mem_flush(s->mem);
+	else
+		sample_gvl_hold(s, &h);
+	frozen = h.frozen;
+	/* No flush here: the last holder check flushed, and what it read is
+	 * frozen now (or checked by a second read below). */
+	n = sample_stacks_read(s);
+	mem_hot_end(s->mem);
+	for (int retry = 0; !frozen && n >= 0 && retry < GVL_RETRIES;
+	     retry++) {
+		uint64_t d = sample_stacks_digest(s->stacks, n);
+		int n2;
+
+		mem_flush(s->mem);
+		mem_prefetch_hot(s->mem);
+		n2 = sample_stacks_read(s);
+		frozen = n2 == n && sample_stacks_digest(s->stacks, n2) == d;
+		n = n2;
+		s->prof->stats.rereads++;
+		if (!frozen)
+			s->prof->stats.torn++;
+	}
+	sample_gvl_release(s, &h);
+	if (h.n)
+		profile_note_stop(s->prof, now_ns() - t0);
+	if (n < 0 || !frozen) {
+		/* Unreadable, or still changing after every re-read: a torn
+		 * snapshot is dropped, never recorded. */
+		s->prof->stats.failed++;
+		return;
+	}
+	for (int i = 0; i < n; i++) {
+		if (s->stacks[i].nframes < 0)
+			s->prof->stats.failed++;
+		else if (s->stacks[i].nframes > 0 &&
+			 !sample_stray_stack(s, &s->stacks[i]))
+			record_ruby(s, &s->stacks[i]);
+	}
+	sample_stacks_grow(s, n);
+}

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* Copyright (c) 2026 The rbflame authors */
+/*
+ * The sampler's insides, shared by its files and by nothing else:
+ * sampler.c (lifecycle, tick dispatch) calls one tick per mode,
+ * ruby_tick.c, native_tick.c or woven_tick.c; they stop threads through
+ * stop.c and turn what they read into samples through record.c.
+ */
+#ifndef RBFLAME_SAMPLE_H
+#define RBFLAME_SAMPLE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "rbflame/proc.h"
+#include "rbflame/profile.h"
+#include "rbflame/ruby.h"
+#include "rbflame/sampler.h"
+#include "rbflame/target.h"
+
+#define STOP_TIMEOUT_NS (200ull * 1000000ull)
+#define GVL_RETRIES 3
+#define NAME_REFRESH_TICKS 64
+/* cpu mode: a thread whose CPU time has not moved for this long is not on
+ * a CPU, whatever its kernel state (longer than the kernel's accounting
+ * tick, so a running thread's time has moved within it). */
+#define CPU_STALE_NS (12ull * 1000000ull)
+
+/* A thread's state kept across ticks (th->priv). */
+struct thread_priv {
+	char root[160];		/* 'thread TID "NAME"' */
+	uint32_t root_id;	/* its frame */
+	uint64_t root_tick;	/* when the name was last read */
+	bool have_root;
+	/* The stack of the last blocking syscall seen. */
+	bool cached;
+	struct proc_syscall sc;
+	uint64_t probe_hash;
+	uint64_t ips[SAMPLER_MAX_FRAMES];
+	int nips;
+	/* cpu mode: the thread's CPU time and when it last moved */
+	bool cpu_known;
+	uint64_t cpu_ns, cpu_moved_ns;
+};
+
+/* ---- the ticks: one per sampler mode ---------------------------------- */
+
+/** Ruby: every Ruby thread's stack, the GVL holder stopped. */
+void sample_ruby_tick(struct sampler *s);
+/** Not Ruby: every thread's native stack, each in a short stop. */
+void sample_native_tick(struct sampler *s);
+/** --native in a Ruby process: Ruby and native stacks woven. */
+void sample_woven_tick(struct sampler *s);
+/** Frees the --native state (NULL is fine). */
+void sample_woven_destroy(struct sampler_native *n);
+
+/* ---- record.c: frame ids, roots, states, samples ----------------------- */
+
+/** ip -> frame id, so each address is named once (key: ip << 1 | leaf). */
+struct ip_cache *ip_cache_create(void);
+void ip_cache_destroy(struct ip_cache *c);
+void ip_cache_clear(struct ip_cache *c);
+/** The id slot of key; *found tells whether it was there already. */
+uint32_t *ip_cache_slot(struct ip_cache *c, uint64_t key, bool *found);
+
+/** th's per-thread state, made on first use (freed when th goes). */
+struct thread_priv *sample_priv(struct target_thread *th);
+/** A thread of s's process by tid, NULL if none. */
+struct target_thread *sample_own_thread(struct sampler *s, pid_t tid);
+/** Whether a Ruby stack belongs to no thread of s's process. */
+bool sample_stray_stack(struct sampler *s, const struct ruby_stack *st);
+/** cpu mode: whether th is on a CPU (running: the kernel says so). */
+bool sample_on_cpu(struct sampler *s, struct target_thread *th, bool running);
+/** Sets s->proc_root_id, 'process PID "CMD"' (--subprocesses). */
+void sample_process_root(struct sampler *s);
+/** Sets tp->root_id, a native thread's 'thread TID "NAME"'. */
+void sample_thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp);
+/** A Ruby thread's state as leaf pseudo-frames and as data; false when
+ * cpu mode leaves the thread out. */
+bool sample_stack_state(struct sampler *s, const struct ruby_stack *st,
+			const char *state[2], enum profile_state *pstate);
+/** The frame id of one Ruby frame. */
+uint32_t sample_ruby_frame_id(struct sampler *s, const struct ruby_frame *f);
+/** A Ruby stack's root frames into frames; how many. */
+size_t sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
+			 uint32_t *frames);
+/** Ends frames[0..d) with the state's leaf frames and records it. */
+void sample_record_stack(struct sampler *s, const struct ruby_stack *st,
+			 const char *const state[2],
+			 enum profile_state pstate, uint32_t *frames, size_t d);
+
+/* ---- stop.c: stopping threads and reading them ------------------------- */
+
+/** Whether a and b are the same blocking syscall at the same sp and pc. */
+bool sample_same_block(const struct proc_syscall *a,
+		       const struct proc_syscall *b);
+/** The stack of th asleep in the non-restartable call sc, never
+ * interrupted: the count, or -1 if the block ended meanwhile. */
+int sample_unwind_blocked(struct sampler *s, struct target_thread *th,
+			  const struct proc_syscall *sc, uint64_t *ips);
+/** Waits for th's stop (interrupted), unwinds, resumes: the count (<= 0:
+ * none); *stop_ns: the stop's length, 0 when it never stopped. */
+int sample_unwind_stopped(struct sampler *s, struct target_thread *th,
+			  uint64_t *ips, uint64_t *stop_ns);
+
+/* The GVL holder's stop, as the Ruby and the woven tick take it. */
+struct gvl_hold {
+	bool keep;		/* holders that let the GVL go before their
+				 * stop landed stay stopped too */
+	bool prefetch;		/* each retry first fetches what the last
+				 * round read, in one go */
+	struct target_thread *v[GVL_RETRIES + 1]; /* stopped, holder last */
+	int n;
+	bool frozen;		/* a thread we hold owns the GVL */
+};
+
+/** Stops the GVL holder (see struct gvl_hold); h->frozen: it worked. */
+void sample_gvl_hold(struct sampler *s, struct gvl_hold *h);
+/** Resumes what sample_gvl_hold() stopped. */
+void sample_gvl_release(struct sampler *s, struct gvl_hold *h);
+/** Reads every Ruby stack into s->stacks: the count, or -1. */
+int sample_stacks_read(struct sampler *s);
+/** After a tick that read n stacks: grows s->stacks if it was full. */
+void sample_stacks_grow(struct sampler *s, int n);
+/** A digest of n stacks: equal digests, nothing ran Ruby in between. */
+uint64_t sample_stacks_digest(const struct ruby_stack *st, int n);
+
+#endif

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: MIT
+// Copyright (c) 2026 The rbflame authors
+/*
+ * Stopping threads, and reading what they hold still: the GVL holder's
+ * stop (every Ruby stack frozen while it lasts), the short stop of one
+ * thread to unwind it, the never-stopped unwind of a thread asleep in a
+ * non-restartable call, and the reads of all Ruby stacks with their
+ * digest (two equal digests: nothing ran in between).
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "rbflame/error.h"
+#include "rbflame/intern.h"
+#include "rbflame/mem.h"
+#include "rbflame/proc.h"
+#include "rbflame/ruby.h"
+#include "rbflame/sampler.h"
+#include "rbflame/schedule.h"
+#include "rbflame/target.h"
+#include "rbflame/unwind.h"
+#include "rbflame/xmalloc.h"
+#include "sample.h"
+
+bool
+sample_same_block(const struct proc_syscall *a, const struct proc_syscall *b)
+{
+	return a->kind == PSC_BLOCKED && b->kind == PSC_BLOCKED &&
+	       a->nr == b->nr && a->sp == b->sp && a->pc == b->pc;
+}
+
+/* True when th sleeps in a call that an interrupt would make fail (a C
+ * extension may wait in epoll_wait holding the GVL): such a thread is
+ * never stopped; the double read checks what it holds still. */
+static bool
+in_nonrestartable(struct target_thread *th)
+{
+	struct proc_syscall sc;
+
+	return th->syscall_fd >= 0 &&
+	       proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+	       sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr);
+}
+
+/* The stack of th, asleep in the non-restartable call sc: never
+ * interrupted, it is unwound from the sp and pc the kernel reports, and
+ * kept only if th is still in the same block afterwards. The count, or
+ * -1. */
+int
+sample_unwind_blocked(struct sampler *s, struct target_thread *th,
+	       const struct proc_syscall *sc, uint64_t *ips)
+{
+	struct proc_syscall again;
+	int n = unwind_stack_blocked(s->unwinder, th->tid, sc->sp, sc->pc,
+				     ips, SAMPLER_MAX_FRAMES);
+
+	if (n <= 0 || proc_syscall_read_fd(th->syscall_fd, &again) < 0 ||
+	    !sample_same_block(sc, &again))
+		return -1;
+	s->prof->stats.blocked_reused++;
+	return n;
+}
+
+/* Waits for the stop of th (sent PTRACE_INTERRUPT), unwinds it from its
+ * registers, resumes it. The count (<= 0: no stack); *stop_ns: how long
+ * it was stopped since the interrupt, 0 when it never stopped. */
+int
+sample_unwind_stopped(struct sampler *s, struct target_thread *th,
+		      uint64_t *ips, uint64_t *stop_ns)
+{
+	int n;
+
+	*stop_ns = 0;
+	if (target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0) {
+		debug_msg("thread %d did not stop: %s", (int)th->tid,
+			  strerror(errno));
+		return -1;
+	}
+	/* Its stack ran until now: what the cache holds of it is stale. */
+	mem_flush(s->mem);
+	n = unwind_stack(s->unwinder, th->tid, &th->regs, ips,
+			 SAMPLER_MAX_FRAMES);
+	target_resume(s->t, th);
+	*stop_ns = now_ns() - th->stopped_at_ns;
+	return n;
+}
+
+/* A digest of what a read of all stacks saw: two equal digests across
+ * two reads mean no thread ran Ruby code in between. */
+uint64_t
+sample_stacks_digest(const struct ruby_stack *st, int n)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)n;
+
+	for (int i = 0; i < n; i++) {
+		h = (h ^ (uint64_t)st[i].tid) * 0x100000001b3ull;
+		h = (h ^ (uint64_t)(uint32_t)st[i].nframes) * 0x100000001b3ull;
+		h = (h ^ st[i].state) * 0x100000001b3ull;
+		h = (h ^ st[i].cfp) * 0x100000001b3ull;
+		/* The name is recorded too (--threads): a read whose name
+		 * and frames come from different moments must not agree. */
+		h = (h ^ intern_hash(st[i].name, strnlen(st[i].name,
+							 sizeof(st[i].name)))) *
+		    0x100000001b3ull;
+		for (int f = 0; f < st[i].nframes; f++) {
+			/* Labels and paths are interned: pointers compare. */
+			h = (h ^ (uintptr_t)st[i].frames[f].label) *
+			    0x100000001b3ull;
+			h = (h ^ (uint64_t)st[i].frames[f].line) *
+			    0x100000001b3ull;
+		}
+	}
+	return h;
+}
+
+/*
+ * Stops the thread holding the GVL: while it is stopped no thread can run
+ * Ruby code, so every Ruby stack is frozen. A holder may let the GVL go
+ * before its stop lands: then the new holder is stopped, up to GVL_RETRIES
+ * times, the earlier ones kept (h->keep) or resumed. A holder asleep in a
+ * call an interrupt would make fail is never stopped. h->frozen tells
+ * whether it worked; when not, the caller reads twice.
+ */
+void
+sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
+{
+	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
+		struct target_thread *th;
+		pid_t holder = 0;
+
+		mem_flush(s->mem);
+		if (h->prefetch && attempt > 0) {
+			/* Stopped: fetch what the last round read in one
+			 * go, and remember what this round reads. */
+			mem_prefetch_hot(s->mem);
+			mem_hot_begin(s->mem);
+		}
+		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
+			return;
+		for (int i = 0; i < h->n; i++) {
+			if (h->v[i]->tid == holder) {
+				h->frozen = true; /* one we hold */
+				return;
+			}
+		}
+		if (!h->keep && h->n) {
+			/* It let the GVL go before it stopped: let it run. */
+			target_resume(s->t, h->v[--h->n]);
+		}
+		th = sample_own_thread(s, holder);
+		if (!th || th->state != TS_RUNNING || in_nonrestartable(th))
+			return;
+		if (target_interrupt(s->t, th) < 0 ||
+		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
+			return;
+		h->v[h->n++] = th;
+	}
+}
+
+/* Resumes what sample_gvl_hold() stopped. */
+void
+sample_gvl_release(struct sampler *s, struct gvl_hold *h)
+{
+	for (int i = 0; i < h->n; i++)
+		target_resume(s->t, h->v[i]);
+}
+
+/* Reads every Ruby stack into s->stacks: their count, or -1. */
+int
+sample_stacks_read(struct sampler *s)
+{
+	if (s->stacks_cap == 0) {
+		s->stacks_cap = 16;
+		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
+	}
+	return ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+}
+
+/* After a tick that read n stacks: more threads than room, grow for the
+ * next tick. */
+void
+sample_stacks_grow(struct sampler *s, int n)
+{
+	if (n == s->stacks_cap && s->stacks_cap < RUBY_MAX_THREADS) {
+		s->stacks_cap *= 2;
+		free(s->stacks);
+		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
+	}
+}
