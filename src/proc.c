@@ -669,6 +669,9 @@ proc_syscall_nonrestartable(long nr)
 #endif
 	case SYS_msgrcv:
 	case SYS_msgsnd:
+	/* Its wait for completions (IORING_ENTER_GETEVENTS) ends with
+	 * -EINTR, not a restart code, and may carry its own timeout. */
+	case SYS_io_uring_enter:
 	/* Socket calls fail with EINTR when a timeout (SO_RCVTIMEO,
 	 * SO_SNDTIMEO) is set, which we cannot see from outside. */
 	case SYS_recvfrom:

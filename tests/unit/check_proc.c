@@ -96,6 +96,7 @@ START_TEST(test_restartable_table)
 	ck_assert(proc_syscall_nonrestartable(SYS_rt_sigtimedwait));
 	ck_assert(proc_syscall_nonrestartable(SYS_semtimedop));
 	ck_assert(proc_syscall_nonrestartable(SYS_io_getevents));
+	ck_assert(proc_syscall_nonrestartable(SYS_io_uring_enter));
 	ck_assert(!proc_syscall_nonrestartable(SYS_nanosleep));
 	ck_assert(!proc_syscall_nonrestartable(SYS_read));
 	ck_assert(!proc_syscall_nonrestartable(SYS_futex));
