@@ -667,8 +667,6 @@ proc_syscall_nonrestartable(long nr)
 #ifdef SYS_io_pgetevents
 	case SYS_io_pgetevents:
 #endif
-	case SYS_msgrcv:
-	case SYS_msgsnd:
 	/* Its wait for completions (IORING_ENTER_GETEVENTS) ends with
 	 * -EINTR, not a restart code, and may carry its own timeout. */
 	case SYS_io_uring_enter:

@@ -102,6 +102,9 @@ START_TEST(test_restartable_table)
 	ck_assert(!proc_syscall_nonrestartable(SYS_futex));
 	ck_assert(!proc_syscall_nonrestartable(SYS_poll));
 	ck_assert(!proc_syscall_nonrestartable(SYS_select));
+	/* -ERESTARTNOHAND since Linux 2.6.9: restarted after a stop. */
+	ck_assert(!proc_syscall_nonrestartable(SYS_msgrcv));
+	ck_assert(!proc_syscall_nonrestartable(SYS_msgsnd));
 }
 END_TEST
 
