@@ -2,10 +2,10 @@
 /* Copyright (c) 2026 The rbflame authors */
 /*
  * Parsing of /proc for one target: memory maps, threads, names, the
- * syscall a thread is blocked in, and the target's root directory (so
- * files of chrooted or containerised targets are opened through
- * /proc/PID/root). The /proc location itself is settable so tests can
- * point it at a fake tree.
+ * syscall a thread is blocked in (and which ones a stop would make fail),
+ * and the target's root directory (so files of chrooted or containerised
+ * targets are opened through /proc/PID/root). The /proc location itself
+ * is settable so tests can point it at a fake tree.
  */
 #ifndef RBFLAME_PROC_H
 #define RBFLAME_PROC_H
@@ -126,10 +126,48 @@ int proc_syscall_read_fd(int fd, struct proc_syscall *out);
 int proc_schedstat_read_fd(int fd, uint64_t *run_ns);
 
 /**
- * True when interrupting a thread blocked in syscall nr would make it fail
- * with EINTR whatever SA_RESTART says (man 7 signal: epoll_wait,
- * sigtimedwait, semop, io_getevents, ...). Such threads are never
- * interrupted.
+ * What rbflame does about a thread blocked in a syscall that one of its
+ * stops would make fail (doc/syscalls.md). Calls not in the table are
+ * restarted by the kernel after a stop without a handler (-ERESTARTSYS,
+ * -ERESTARTNOHAND, -ERESTART_RESTARTBLOCK): any thread may be stopped.
+ */
+enum proc_syscall_policy {
+	/*
+	 * The wait ends with -EINTR, but running the call again is the same
+	 * call (nothing done, no timeout of its own): the -EINTR found at
+	 * the stop becomes -ERESTARTNOHAND, so a stop may land there.
+	 */
+	PROC_SYSCALL_REWRITE,
+	/*
+	 * No stop is equivalent: a restart would start the call's own
+	 * timeout again, or the call has done part of its work. Never
+	 * stopped; an -EINTR found at a stop rbflame did not choose (a
+	 * queued ignored signal, a new thread) is still rewritten: a longer
+	 * wait is the lesser harm.
+	 */
+	PROC_SYSCALL_NEVER_STOP,
+};
+
+/** One row of the table: an x86_64 syscall number, its name, why. */
+struct proc_syscall_rule {
+	long nr;
+	const char *name;
+	enum proc_syscall_policy policy;
+	const char *why;
+};
+
+/** The row of syscall nr; NULL when the kernel restarts it after a stop. */
+const struct proc_syscall_rule *proc_syscall_rule(long nr);
+
+/** The whole table, *n rows (static storage). */
+const struct proc_syscall_rule *proc_syscall_rules(size_t *n);
+
+/**
+ * True when syscall nr has a row: a stop would make it fail with EINTR,
+ * or restart it from scratch. The sampler never stops such a thread (the
+ * REWRITE rows included: it unwinds them from what the kernel reports),
+ * and target_fix_interrupted_syscall() turns an -EINTR that any stop
+ * finds in one into -ERESTARTNOHAND.
  */
 bool proc_syscall_nonrestartable(long nr);
 

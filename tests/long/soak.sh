@@ -22,6 +22,7 @@ assert_collapsed "$T/signals.folded" "soak signals"
 
 profile_attached syscalls "$SECS" syscalls -r 1000
 grep '^syscalls:' "$T/syscalls.log" | sed "s/^/$ME: syscalls: /" || true
+require_syscalls_covered "$T/syscalls.log"
 [ "$TRACEE_RC" = 0 ] ||
 	fail "syscalls: tracee exited $TRACEE_RC (EINTR, early return or a lost signal)"
 expect_rc 0 "syscalls: rbflame -r 1000 -p PID for $SECS s"

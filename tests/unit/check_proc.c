@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
@@ -16,6 +17,10 @@
 
 #include "rbflame/proc.h"
 #include "rbflame/schedule.h"
+
+#ifndef SRCDIR
+#define SRCDIR "."
+#endif
 
 START_TEST(test_maps_parse)
 {
@@ -91,16 +96,89 @@ END_TEST
 
 START_TEST(test_restartable_table)
 {
+	const struct proc_syscall_rule *rules, *r;
+	size_t n;
+
 	ck_assert(proc_syscall_nonrestartable(SYS_epoll_wait));
 	ck_assert(proc_syscall_nonrestartable(SYS_epoll_pwait));
 	ck_assert(proc_syscall_nonrestartable(SYS_rt_sigtimedwait));
 	ck_assert(proc_syscall_nonrestartable(SYS_semtimedop));
 	ck_assert(proc_syscall_nonrestartable(SYS_io_getevents));
+	ck_assert(proc_syscall_nonrestartable(SYS_io_uring_enter));
 	ck_assert(!proc_syscall_nonrestartable(SYS_nanosleep));
 	ck_assert(!proc_syscall_nonrestartable(SYS_read));
 	ck_assert(!proc_syscall_nonrestartable(SYS_futex));
 	ck_assert(!proc_syscall_nonrestartable(SYS_poll));
 	ck_assert(!proc_syscall_nonrestartable(SYS_select));
+	/* -ERESTARTNOHAND since Linux 2.6.9: restarted after a stop. */
+	ck_assert(!proc_syscall_nonrestartable(SYS_msgrcv));
+	ck_assert(!proc_syscall_nonrestartable(SYS_msgsnd));
+	ck_assert(!proc_syscall_nonrestartable(-1));
+
+	r = proc_syscall_rule(SYS_io_uring_enter);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_str_eq(r->name, "io_uring_enter");
+	ck_assert_int_eq(r->nr, 426);
+	ck_assert_int_eq(r->policy, PROC_SYSCALL_NEVER_STOP);
+	ck_assert_int_eq(proc_syscall_rule(SYS_semop)->policy,
+			 PROC_SYSCALL_REWRITE);
+	ck_assert_ptr_null(proc_syscall_rule(SYS_read));
+
+	/* One row per call, each with its reason. */
+	rules = proc_syscall_rules(&n);
+	ck_assert_uint_ge(n, 18);
+	for (size_t i = 0; i < n; i++) {
+		ck_assert_ptr_eq(proc_syscall_rule(rules[i].nr), &rules[i]);
+		ck_assert(rules[i].policy == PROC_SYSCALL_REWRITE ||
+			  rules[i].policy == PROC_SYSCALL_NEVER_STOP);
+		ck_assert_uint_gt(strlen(rules[i].why), 10);
+	}
+}
+END_TEST
+
+/* The list as doc/syscalls.md tells it: its table under "## The list",
+ * one row per call ("| `name` | nr | ... | policy | ..."), the same calls
+ * as the code, with the same numbers and policies. */
+START_TEST(test_restartable_doc)
+{
+	const struct proc_syscall_rule *rules;
+	char line[1024], name[64];
+	bool in_list = false, *seen;
+	size_t n, rows = 0;
+	FILE *f = fopen(SRCDIR "/doc/syscalls.md", "r");
+
+	ck_assert_ptr_nonnull(f);
+	rules = proc_syscall_rules(&n);
+	seen = calloc(n, sizeof(*seen));
+	while (fgets(line, sizeof(line), f)) {
+		const struct proc_syscall_rule *r = NULL;
+		long nr;
+
+		if (!strncmp(line, "## ", 3))
+			in_list = !strcmp(line, "## The list\n");
+		if (!in_list || sscanf(line, "| `%63[a-z0-9_]` | %ld |", name,
+				       &nr) != 2)
+			continue;
+		rows++;
+		for (size_t i = 0; i < n; i++)
+			if (!strcmp(rules[i].name, name))
+				r = &rules[i];
+		ck_assert_msg(r, "doc/syscalls.md lists %s, the code does not",
+			      name);
+		ck_assert_msg(!seen[r - rules], "%s listed twice", name);
+		seen[r - rules] = true;
+		ck_assert_int_eq(nr, r->nr);
+		ck_assert_msg(strstr(line, r->policy == PROC_SYSCALL_REWRITE
+						   ? "| rewrite |"
+						   : "| never stop |"),
+			      "doc/syscalls.md: %s has another policy", name);
+	}
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(seen[i], "doc/syscalls.md misses %s",
+			      rules[i].name);
+	ck_assert_uint_eq(rows, n);
+	free(seen);
 }
 END_TEST
 
@@ -310,6 +388,7 @@ main(void)
 	tcase_add_test(tc, test_target_path);
 	tcase_add_test(tc, test_syscall_parse);
 	tcase_add_test(tc, test_restartable_table);
+	tcase_add_test(tc, test_restartable_doc);
 	tcase_add_test(tc, test_signal_disposition);
 	tcase_add_test(tc, test_schedstat);
 	tcase_add_test(tc, test_self);
