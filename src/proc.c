@@ -728,3 +728,67 @@ proc_syscall_nonrestartable(long nr)
 {
 	return proc_syscall_rule(nr) != NULL;
 }
+
+/*
+ * Calls whose fate at a stop depends on their fd: on a socket with
+ * SO_RCVTIMEO (reads) or SO_SNDTIMEO (writes) the wait ends with -EINTR
+ * (measured: read, readv, splice, write, sendfile), on a pipe or a socket
+ * without a timeout the kernel restarts them. /proc shows no timeout, so
+ * every such call on a socket is never stopped. The arguments that are
+ * fds, as bits: 1 args[0], 2 args[1], 4 args[2].
+ */
+static const struct {
+	long nr;
+	unsigned fds;
+} socket_calls[] = {
+	{ SYS_read, 1 },   { SYS_readv, 1 },	{ SYS_write, 1 },
+	{ SYS_writev, 1 }, { SYS_sendfile, 3 }, { SYS_splice, 5 },
+};
+
+/* Whether fd of process pid is a socket: /proc/PID/fd/N reads
+ * "socket:[INODE]". */
+static bool
+fd_is_socket(pid_t pid, uint64_t fd)
+{
+	char path[64], link[32];
+	ssize_t n;
+
+	if (fd > INT32_MAX)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/fd/%" PRIu64, (int)pid, fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return strncmp(link, "socket:[", 8) == 0;
+}
+
+bool
+proc_syscall_fd_dependent(long nr)
+{
+	for (size_t i = 0; i < sizeof(socket_calls) / sizeof(*socket_calls);
+	     i++)
+		if (socket_calls[i].nr == nr)
+			return true;
+	return false;
+}
+
+bool
+proc_syscall_never_stop(pid_t pid, const struct proc_syscall *sc)
+{
+	if (sc->kind != PSC_BLOCKED)
+		return false;
+	if (proc_syscall_nonrestartable(sc->nr))
+		return true;
+	for (size_t i = 0; i < sizeof(socket_calls) / sizeof(*socket_calls);
+	     i++) {
+		if (socket_calls[i].nr != sc->nr)
+			continue;
+		for (unsigned a = 0; a < 3; a++)
+			if ((socket_calls[i].fds & (1u << a)) &&
+			    fd_is_socket(pid, sc->args[a]))
+				return true;
+		return false;
+	}
+	return false;
+}

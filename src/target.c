@@ -239,7 +239,8 @@ fix_interrupted_syscall(struct target *t, struct target_thread *th,
 	 * -EINTR. -ERESTARTNOHAND makes the kernel restart it on resume, or
 	 * turn it back into EINTR if a real signal handler runs. */
 	if ((long)regs->orig_rax < 0 || (long)regs->rax != -EINTR ||
-	    !proc_syscall_nonrestartable((long)regs->orig_rax))
+	    (!proc_syscall_nonrestartable((long)regs->orig_rax) &&
+	     !proc_syscall_fd_dependent((long)regs->orig_rax)))
 		return;
 	regs->rax = (unsigned long long)-ERESTARTNOHAND;
 	if (ptrace(PTRACE_SETREGS, th->tid, NULL, regs) == 0)

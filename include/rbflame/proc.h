@@ -171,4 +171,20 @@ const struct proc_syscall_rule *proc_syscall_rules(size_t *n);
  */
 bool proc_syscall_nonrestartable(long nr);
 
+/**
+ * True when the thread of process pid blocked as sc says must never be
+ * stopped: a call of the table above, or a read or write family call
+ * (read, readv, write, writev, sendfile, splice) on a socket, which ends
+ * with -EINTR at a stop when the socket has a timeout /proc cannot show.
+ * Costs a readlink of /proc/PID/fd/N for those calls only.
+ */
+bool proc_syscall_never_stop(pid_t pid, const struct proc_syscall *sc);
+
+/**
+ * True for the calls whose stop behaviour depends on their fd (read,
+ * readv, write, writev, sendfile, splice): an -EINTR a stop finds in one
+ * came from a socket timeout and is rewritten like the table's.
+ */
+bool proc_syscall_fd_dependent(long nr);
+
 #endif

@@ -126,7 +126,7 @@ sample_thread(struct sampler *s, struct target_thread *th)
 			record_native(s, th->tid, tp, tp->ips, tp->nips);
 			return 0;
 		}
-		if (proc_syscall_nonrestartable(sc.nr)) {
+		if (proc_syscall_never_stop(th->pid, &sc)) {
 			n = sample_unwind_blocked(s, th, &sc, ips);
 			if (n < 0)
 				return -1;

@@ -42,7 +42,7 @@ in_nonrestartable(struct target_thread *th)
 
 	return th->syscall_fd >= 0 &&
 	       proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
-	       sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr);
+	       proc_syscall_never_stop(th->pid, &sc);
 }
 
 /* The stack of th, asleep in the non-restartable call sc: never

@@ -180,7 +180,7 @@ native_begin(struct sampler *s, pid_t tid, uint64_t *ips,
 		return -1;
 	if (th->syscall_fd >= 0)
 		proc_syscall_read_fd(th->syscall_fd, &sc);
-	if (sc.kind == PSC_BLOCKED && proc_syscall_nonrestartable(sc.nr))
+	if (proc_syscall_never_stop(th->pid, &sc))
 		return sample_unwind_blocked(s, th, &sc, ips);
 	if (target_interrupt(s->t, th) < 0)
 		return -1;

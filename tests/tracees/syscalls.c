@@ -40,6 +40,9 @@
  *                or connects
  *   connect      SO_SNDTIMEO 50 ms, to a listener with its backlog full
  *   sendto, sendmsg, sendmmsg  SO_SNDTIMEO 50 ms, the send buffer full
+ *   read_socket, write_socket  read(2) and write(2) on sockets with
+ *                SO_RCVTIMEO / SO_SNDTIMEO 50 ms: the fd decides, a pipe
+ *                read (above) restarts, these end with EINTR at a stop
  * (accept, above, is on the list too; without a timeout it restarts.)
  * A call this kernel lacks or refuses (io_uring_disabled, no AIO) prints
  * "unavailable" and is no failure here: the test script decides.
@@ -105,6 +108,8 @@ enum {
 	C_SENDTO,
 	C_SENDMSG,
 	C_SENDMMSG,
+	C_READ_SOCKET,
+	C_WRITE_SOCKET,
 	NCALLS
 };
 
@@ -879,6 +884,43 @@ blocked_sendmmsg(void *arg)
 	return NULL;
 }
 
+static TRACEE_NOINLINE void *
+blocked_read_socket(void *arg)
+{
+	struct call *c = arg;
+	int fd = timed_socket(SOCK_STREAM, SO_RCVTIMEO);
+	double t0;
+	char b;
+	long r;
+
+	block_usr2_and_chld();
+	thread_start(c);
+	for (;;) {
+		t0 = tracee_now();
+		r = read(fd, &b, 1);
+		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
+	}
+	return NULL;
+}
+
+static TRACEE_NOINLINE void *
+blocked_write_socket(void *arg)
+{
+	struct call *c = arg;
+	int fd = full_socket();
+	double t0;
+	long r;
+
+	block_usr2_and_chld();
+	thread_start(c);
+	for (;;) {
+		t0 = tracee_now();
+		r = write(fd, "x", 1);
+		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
+	}
+	return NULL;
+}
+
 static void
 ticker_connect(void)
 {
@@ -1139,6 +1181,8 @@ setup(void)
 	CALL(C_SENDTO, sendto, EAGAIN);
 	CALL(C_SENDMSG, sendmsg, EAGAIN);
 	CALL(C_SENDMMSG, sendmmsg, EAGAIN);
+	CALL(C_READ_SOCKET, read_socket, EAGAIN);
+	CALL(C_WRITE_SOCKET, write_socket, EAGAIN);
 #undef CALL
 	if (syscall(SYS_epoll_pwait2, quiet_epoll, &ev, 1,
 		    &(struct timespec){0, 0}, NULL, 0) < 0)
