@@ -34,6 +34,7 @@
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
 #include "rbflame/target.h"
+#include "rbflame/tfile.h"
 #include "rbflame/xmalloc.h"
 
 #define PROGRESS_NS (250ull * 1000000ull)
@@ -63,6 +64,9 @@ struct run_ctx {
 	bool progress;
 	size_t nprocs;		/* processes profiled (--subprocesses) */
 	char fatal_msg[768];	/* an error that ended sampling */
+	/* The target's root with its rights, kept from the attach on: where
+	 * annotate reads sources, after the target has gone too. */
+	struct tfile_root *sources;
 };
 
 /* --subprocesses: the samplers of the followed children. */
@@ -243,18 +247,6 @@ record_meta(struct profile *p, const struct options *o, pid_t pid)
 		p->meta.command = xstrdup(cmd);
 	}
 	p->meta.mode = xstrdup(o->cpu ? "cpu" : "wall");
-	{
-		/* A chrooted target's files, for annotate after it exits. */
-		char link[64], root[4096];
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
-		n = readlink(link, root, sizeof(root) - 1);
-		if (n > 0) {
-			root[n] = '\0';
-			p->meta.root = xstrdup(root);
-		}
-	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->meta.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull +
 				(uint64_t)ts.tv_nsec;
@@ -291,6 +283,7 @@ tracer_main(void *arg)
 	}
 	c->pid = t.pid;
 	record_meta(c->prof, o, t.pid);
+	c->sources = tfile_root_pid(t.pid);
 	if (sampler_init(&s, &t, c->prof, o->threads, o->function, o->cpu,
 			 now_ns()) == 0) {
 		sampler_ok = true;
@@ -432,6 +425,7 @@ int
 run_profile(const struct options *o)
 {
 	struct run_ctx c = { .o = o };
+	struct output_opts view;
 	struct sigaction sa;
 	sigset_t block;
 	pthread_t tracer;
@@ -506,8 +500,11 @@ run_profile(const struct options *o)
 		error_msg("%s", c.fatal_msg);
 		code = fail;
 	}
-	if (run_write_outputs(&o->outputs, outs, c.prof, &o->view) < 0)
+	view = o->view;
+	view.sources = c.sources;
+	if (run_write_outputs(&o->outputs, outs, c.prof, &view) < 0)
 		code = fail;
+	tfile_root_destroy(c.sources);
 	/* After a fatal error with nothing collected, its line says it all. */
 	if (!c.fatal_msg[0] || c.prof->stats.samples) {
 		if (c.prof->stats.samples == 0)

@@ -6,7 +6,8 @@
  * table is the one list of formats: -f's names, the file names that imply
  * one and both help texts' Formats sections (output_help()) come from it.
  * Writers read a finished profile and write a stream; they never touch
- * the target. doc/HACKING.md says how to add one.
+ * the target (annotate reads its sources through output_opts.sources
+ * only). doc/HACKING.md says how to add one.
  */
 #ifndef RBFLAME_OUTPUT_H
 #define RBFLAME_OUTPUT_H
@@ -17,12 +18,18 @@
 
 #include "rbflame/profile.h"
 
+struct tfile_root;
+
 /** What a user asks of a view beyond the profile (from the options). */
 struct output_opts {
 	const char *title;	/* --title; NULL: the writer's own */
 	bool icicle;		/* --icicle: roots at the top */
 	unsigned limit;		/* --limit N: rows of a text report, 0 all */
 	const char *regex;	/* annotate: the methods to show */
+	/* annotate: where the sources are read, the only way a writer
+	 * reads a file (tfile.h): the target's root with its rights, or
+	 * report's --source-root; NULL: none is. */
+	const struct tfile_root *sources;
 };
 
 /*

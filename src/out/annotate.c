@@ -12,15 +12,14 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rbflame/callgraph.h"
 #include "rbflame/output.h"
+#include "rbflame/tfile.h"
 #include "rbflame/xmalloc.h"
 
 #define DEFAULT_FUNCS 10
@@ -41,60 +40,25 @@ cmp_total(const void *x, const void *y)
 	return (i > j) - (i < j);
 }
 
-/* Source files bigger than this are not annotated. */
-#define MAX_SOURCE_BYTES (64L << 20)
-
-/* path, when it is a regular file of a sane size: the paths come from
- * the profile, and a FIFO or a device would block or never end. Opened
- * without blocking, checked, then read normally. */
-static FILE *
-open_regular(const char *path)
+/*
+ * The text of the target's file path, NUL-terminated, or NULL: through
+ * sources only (tfile_open(): inside the root, a regular file of at most
+ * TFILE_CAP_SOURCE bytes, readable by the target).
+ */
+static char *
+read_source(const struct tfile_root *sources, const char *path)
 {
-	struct stat st;
-	FILE *f;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	char *text;
+	int fd;
 
+	if (!sources || path[0] != '/')
+		return NULL;	/* <internal:...>, (eval) */
+	fd = tfile_open(sources, path, TFILE_CAP_SOURCE, NULL);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > MAX_SOURCE_BYTES ||
-	    fcntl(fd, F_SETFL, O_RDONLY) < 0 || !(f = fdopen(fd, "r"))) {
-		close(fd);
-		return NULL;
-	}
-	return f;
-}
-
-/* The target's file: through its live root, its recorded root, or as
- * named; NULL when none opens. */
-static FILE *
-open_source(const struct profile *p, const char *path)
-{
-	char buf[8192], link[64], now[4096];
-	FILE *f;
-	ssize_t n;
-
-	if (path[0] != '/')
-		return NULL;	/* <internal:...>, (eval) */
-	/* The live root, if the process there is still ours: same root. */
-	if (p->meta.pid > 0) {
-		snprintf(link, sizeof(link), "/proc/%d/root", (int)p->meta.pid);
-		n = readlink(link, now, sizeof(now) - 1);
-		if (n > 0) {
-			now[n] = '\0';
-			if (p->meta.root && !strcmp(now, p->meta.root)) {
-				snprintf(buf, sizeof(buf), "%s%s", link, path);
-				if ((f = open_regular(buf)))
-					return f;
-			}
-		}
-	}
-	if (p->meta.root && strcmp(p->meta.root, "/")) {
-		snprintf(buf, sizeof(buf), "%s%s", p->meta.root, path);
-		if ((f = open_regular(buf)))
-			return f;
-	}
-	return open_regular(path);
+	text = tfile_read_all(fd, TFILE_CAP_SOURCE, NULL);
+	close(fd);
+	return text;
 }
 
 static double
@@ -105,7 +69,7 @@ pct(uint64_t n, uint64_t total)
 
 static void
 annotate_func(const struct profile *p, const struct callgraph *g,
-	      uint32_t fn, FILE *out)
+	      const struct output_opts *o, uint32_t fn, FILE *out)
 {
 	const struct callgraph_func *cf = &g->funcs[fn];
 	const struct profile_frame *fr = profile_frame_get(p, cf->frame);
@@ -113,8 +77,8 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 	const struct callgraph_line *lines;
 	size_t nl, k = 0;
 	int first = 0, last = 0, no = 0;
-	char *text = xmalloc(MAX_LINE);
-	FILE *src;
+	char *text = xmalloc(MAX_LINE), *src;
+	const char *at;
 
 	lines = callgraph_lines(g, fn, &nl);
 	for (size_t i = 0; i < nl; i++) {
@@ -127,7 +91,7 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 	}
 	fprintf(out, "%s (%s:%d)\n", profile_str_get(p, fr->name), file,
 		first);
-	src = first ? open_source(p, file) : NULL;
+	src = first ? read_source(o->sources, file) : NULL;
 	if (!src) {
 		fprintf(out, "                         |  (source not available)\n");
 		free(text);
@@ -139,19 +103,22 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 	last = last + 1;
 	if (last - first > MAX_SPAN)
 		last = first + MAX_SPAN;
-	while (fgets(text, MAX_LINE, src)) {
-		size_t len = strlen(text);
-		bool whole = len && text[len - 1] == '\n';
+	for (at = src; *at;) {
+		const char *eol = strchr(at, '\n');
+		size_t len = eol ? (size_t)(eol - at) : strlen(at);
 
-		if (whole)
-			text[--len] = '\0';
-		else	/* skip the rest of a long line */
-			for (int c; (c = fgetc(src)) != EOF && c != '\n';)
-				;
-		if (++no < first)
-			continue;
-		if (no > last)
+		if (++no > last)
 			break;
+		if (no < first) {
+			at += len + (eol ? 1 : 0);
+			continue;
+		}
+		/* Longer lines are cut. */
+		if (len > MAX_LINE - 1)
+			len = MAX_LINE - 1;
+		memcpy(text, at, len);
+		text[len] = '\0';
+		at = eol ? eol + 1 : at + strlen(at);
 		for (size_t i = 0; i < len; i++)
 			if ((unsigned char)text[i] < 0x20 && text[i] != '\t')
 				text[i] = ' ';
@@ -171,7 +138,7 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 				no, text);
 		}
 	}
-	fclose(src);
+	free(src);
 	free(text);
 }
 
@@ -207,7 +174,7 @@ annotate_write(const struct profile *p, const struct output_opts *o,
 	sort_graph = NULL;
 	max = o->limit ? o->limit : o->regex ? n : DEFAULT_FUNCS;
 	for (size_t i = 0; i < n && shown < max; i++, shown++)
-		annotate_func(p, g, order[i], f);
+		annotate_func(p, g, o, order[i], f);
 	if (!n)
 		fprintf(f, "no Ruby function %s%s%s has samples\n",
 			o->regex ? "matching /" : "", o->regex ? o->regex : "",

@@ -345,6 +345,25 @@ START_TEST(test_report)
 	ck_assert_ptr_nonnull(strstr(err, "'b'"));
 }
 END_TEST
+
+/* Sources of a recording: only under a root the user names. */
+START_TEST(test_report_source_root)
+{
+	struct report_options r;
+	const char *none[] = { "report", "-i", "p.rbflame", "-f", "annotate" };
+	const char *dir[] = { "report", "-i", "p.rbflame", "-f", "annotate",
+			      "--source-root", "/srv/app" };
+	const char *empty[] = { "report", "-i", "p", "--source-root", "" };
+
+	ck_assert_int_eq(report_list(&r, 5, none), OPTIONS_OK);
+	ck_assert_ptr_null(r.source_root);
+	ck_assert_ptr_null(r.view.sources);
+	ck_assert_int_eq(report_list(&r, 7, dir), OPTIONS_OK);
+	ck_assert_str_eq(r.source_root, "/srv/app");
+	ck_assert_int_eq(report_list(&r, 5, empty), OPTIONS_ERROR);
+	ck_assert_ptr_nonnull(strstr(err, "--source-root"));
+}
+END_TEST
 /* ---- end of outputs ---- */
 
 int
@@ -366,6 +385,7 @@ main(void)
 	tcase_add_test(tc, test_help_formats);
 	tcase_add_test(tc, test_outputs);
 	tcase_add_test(tc, test_report);
+	tcase_add_test(tc, test_report_source_root);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
