@@ -25,6 +25,7 @@
 #include "rbflame/callgraph.h"
 #include "rbflame/diff.h"
 #include "rbflame/error.h"
+#include "rbflame/outfile.h"
 #include "rbflame/flametree.h"
 #include "rbflame/intern.h"
 #include "rbflame/load.h"
@@ -401,24 +402,31 @@ put_diff_stacks(const struct flametree *t, uint32_t id, char *path,
 		put_diff_stacks(t, k, path, len, cap, scale, f);
 }
 
+/* One output file, through outfile: renamed into place when complete. */
 static int
 write_file(const char *path, const char *what,
 	   int (*fn)(const struct flametree *, const void *, FILE *),
 	   const struct flametree *t, const void *arg)
 {
-	FILE *f = fopen(path, "we");
+	struct outfile *o = outfile_open(path);
 
-	if (!f) {
-		perror_msg("diff: cannot open %s '%s'", what, path);
+	if (!o) {
+		if (errno == ELOOP)
+			error_msg("diff: not writing %s '%s': it is a symbolic link, which rbflame does not write through; give the file it points to",
+				  what, path);
+		else
+			perror_msg("diff: cannot open %s '%s'", what, path);
 		return -1;
 	}
-	if (fn(t, arg, f) < 0 || fflush(f) != 0 || ferror(f)) {
+	errno = 0;
+	if (fn(t, arg, outfile_stream(o)) < 0) {
 		perror_msg("diff: cannot write %s '%s'", what, path);
-		fclose(f);
+		outfile_abort(o);
 		return -1;
 	}
-	if (fclose(f) != 0) {
-		perror_msg("diff: cannot write %s '%s'", what, path);
+	if (outfile_commit(o) < 0) {
+		perror_msg("diff: cannot write %s '%s' (left as it was)", what,
+			   path);
 		return -1;
 	}
 	return 0;

@@ -27,7 +27,9 @@ static const char help_head[] =
 "show them get one untimed profile).\n"
 "\n"
 "  -i, --input FILE       the profile to read ('-': standard input)\n"
-"  -o, --output OUT       write to OUT (default: stdout); may be repeated\n"
+"  -o, --output OUT       write to OUT (default: stdout; '-' too), renamed\n"
+"                         into place once complete, never through a\n"
+"                         symlink; may be repeated\n"
 "  -f, --format FMT       the format (see Formats) of the next -o (after\n"
 "                         the last -o: of each -o without one); an -o\n"
 "                         without -f takes the format its name implies\n"
@@ -127,7 +129,7 @@ report_main(int argc, char **argv)
 	struct report_options r;
 	struct tfile_root *sources = NULL;
 	struct profile *p;
-	FILE *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
+	struct outfile *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
 	char err[512];
 	int fmt, code = 0;
 
