@@ -26,6 +26,7 @@
 #include "rbflame/diff.h"
 #include "rbflame/error.h"
 #include "rbflame/outfile.h"
+#include "rbflame/utf8.h"
 #include "rbflame/flametree.h"
 #include "rbflame/intern.h"
 #include "rbflame/load.h"
@@ -349,8 +350,12 @@ print_table(const struct diff_result *r, const char *bname,
 {
 	size_t n = r->nrows < limit ? r->nrows : limit;
 
-	fprintf(f, "base: %s, %llu samples; new: %s, %llu samples\n", bname,
-		(unsigned long long)r->samples[DIFF_BASE], nname,
+	fputs("base: ", f);
+	utf8_put_escaped(f, bname, 0);
+	fprintf(f, ", %llu samples; new: ",
+		(unsigned long long)r->samples[DIFF_BASE]);
+	utf8_put_escaped(f, nname, 0);
+	fprintf(f, ", %llu samples\n",
 		(unsigned long long)r->samples[DIFF_NEW]);
 	fputs("       TOTAL (% of samples)        SELF (% of samples)\n", f);
 	fputs("    base     new   change       base     new   change   "
@@ -358,13 +363,15 @@ print_table(const struct diff_result *r, const char *bname,
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *w = &r->rows[i];
 
-		fprintf(f, "  %6.1f  %6.1f  %+6.1f%c     %6.1f  %6.1f  %+6.1f   "
-			"%s\n", share(w->total[DIFF_BASE], r->samples[0]),
+		fprintf(f, "  %6.1f  %6.1f  %+6.1f%c     %6.1f  %6.1f  %+6.1f   ",
+			share(w->total[DIFF_BASE], r->samples[0]),
 			share(w->total[DIFF_NEW], r->samples[1]),
 			w->total_delta, w->significant ? '*' : ' ',
 			share(w->self[DIFF_BASE], r->samples[0]),
 			share(w->self[DIFF_NEW], r->samples[1]),
-			w->self_delta, w->name);
+			w->self_delta);
+		utf8_put_escaped(f, w->name, 0);
+		fputc('\n', f);
 	}
 	if (n < r->nrows)
 		fprintf(f, "  (%zu more frames changed less)\n", r->nrows - n);
@@ -594,10 +601,12 @@ diff_main(int argc, char **argv)
 			const struct diff_row *w = &r.rows[i];
 
 			if (w->total_delta > fail_above && w->significant) {
-				printf("FAIL: %s: total share %.1f%% -> %.1f%% "
+				fputs("FAIL: ", stdout);
+				utf8_put_escaped(stdout, w->name, 0);
+				printf(": total share %.1f%% -> %.1f%% "
 				       "(%+.1f points, above %g; z = %.1f, "
 				       "significant at 99%%; effective "
-				       "samples %.0f, %.0f)\n", w->name,
+				       "samples %.0f, %.0f)\n",
 				       share(w->total[DIFF_BASE], r.samples[0]),
 				       share(w->total[DIFF_NEW], r.samples[1]),
 				       w->total_delta, fail_above, w->z,

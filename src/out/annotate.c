@@ -5,9 +5,11 @@
  * Ruby function whose name matches --match REGEX (without it: the --limit
  * N, default 10, of most total samples), its source lines with the
  * samples at each, as a share of all samples and of the function's. The
- * files are the target's: read through /proc/PID/root while it lives
- * (containers), else through the root recorded at attach (chroots), else
- * as named.
+ * files are the target's, named by it: read only through the caller's
+ * tfile_root (output_opts.sources: the target's root with its rights, or
+ * report's --source-root), never from the host as named. Names, paths
+ * and source lines are printed escaped (utf8_put_escaped(), tabs kept in
+ * source lines).
  */
 #include "config.h"
 
@@ -20,6 +22,7 @@
 #include "rbflame/callgraph.h"
 #include "rbflame/output.h"
 #include "rbflame/tfile.h"
+#include "rbflame/utf8.h"
 #include "rbflame/xmalloc.h"
 
 #define DEFAULT_FUNCS 10
@@ -89,8 +92,10 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 		if (lines[i].line > last)
 			last = lines[i].line;
 	}
-	fprintf(out, "%s (%s:%d)\n", profile_str_get(p, fr->name), file,
-		first);
+	utf8_put_escaped(out, profile_str_get(p, fr->name), 0);
+	fputs(" (", out);
+	utf8_put_escaped(out, file, 0);
+	fprintf(out, ":%d)\n", first);
 	src = first ? read_source(o->sources, file) : NULL;
 	if (!src) {
 		fprintf(out, "                         |  (source not available)\n");
@@ -119,9 +124,6 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 		memcpy(text, at, len);
 		text[len] = '\0';
 		at = eol ? eol + 1 : at + strlen(at);
-		for (size_t i = 0; i < len; i++)
-			if ((unsigned char)text[i] < 0x20 && text[i] != '\t')
-				text[i] = ' ';
 		while (k < nl && lines[k].line < no)
 			k++;
 		if (k < nl && lines[k].line == no) {
@@ -130,13 +132,13 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 			snprintf(shares, sizeof(shares), "(%.1f%% / %5.1f%%)",
 				 pct(lines[k].total, g->samples),
 				 pct(lines[k].total, cf->total));
-			fprintf(out, "%5llu  %-17s |  %4d  | %s\n",
-				(unsigned long long)lines[k].total, shares, no,
-				text);
+			fprintf(out, "%5llu  %-17s |  %4d  | ",
+				(unsigned long long)lines[k].total, shares, no);
 		} else {
-			fprintf(out, "                         |  %4d  | %s\n",
-				no, text);
+			fprintf(out, "                         |  %4d  | ", no);
 		}
+		utf8_put_escaped(out, text, UTF8_KEEP_TAB);
+		fputc('\n', out);
 	}
 	free(src);
 	free(text);
@@ -175,10 +177,13 @@ annotate_write(const struct profile *p, const struct output_opts *o,
 	max = o->limit ? o->limit : o->regex ? n : DEFAULT_FUNCS;
 	for (size_t i = 0; i < n && shown < max; i++, shown++)
 		annotate_func(p, g, o, order[i], f);
-	if (!n)
-		fprintf(f, "no Ruby function %s%s%s has samples\n",
-			o->regex ? "matching /" : "", o->regex ? o->regex : "",
-			o->regex ? "/" : "");
+	if (!n) {
+		fputs(o->regex ? "no Ruby function matching /"
+			       : "no Ruby function", f);
+		if (o->regex)
+			utf8_put_escaped(f, o->regex, 0);
+		fputs(o->regex ? "/ has samples\n" : " has samples\n", f);
+	}
 	else if (shown < n)
 		fprintf(f, "(%zu more functions under the %zu shown)\n",
 			n - shown, shown);
