@@ -308,8 +308,7 @@ tfile_root_pid(pid_t pid)
 	r->procfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->procfd < 0)
 		goto fail;
-	r->rootfd = openat(r->procfd, "root", O_PATH | O_DIRECTORY |
-						      O_CLOEXEC);
+	r->rootfd = openat(r->procfd, "root", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (r->rootfd < 0 || read_creds(r->procfd, &r->creds) < 0)
 		goto fail;
 	return r;

@@ -18,7 +18,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -362,6 +367,47 @@ START_TEST(test_mapped)
 }
 END_TEST
 
+/* In a child: openat2 fails with err (a seccomp filter, as a container
+ * runtime's may be); tfile_open() must fail too, never open the file
+ * another way. Exit 0 when it did. */
+static void
+refused_openat2(int err)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS,
+			 offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_openat2, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned)err),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { sizeof(f) / sizeof(f[0]), f };
+	struct tfile_root *r = tfile_root_dir(tmpdir);
+	pid_t pid = fork();
+	int st;
+
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) < 0)
+			_exit(2);
+		errno = 0;
+		if (tfile_open(r, "/etc/secret", 100, NULL) != -1)
+			_exit(3);
+		_exit(errno == err ? 0 : 4);
+	}
+	ck_assert_int_eq(waitpid(pid, &st, 0), pid);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+		      "openat2 refused with %d: child status %#x", err, st);
+	tfile_root_destroy(r);
+}
+
+START_TEST(test_no_openat2)
+{
+	refused_openat2(ENOSYS);
+	refused_openat2(EPERM);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -378,6 +424,7 @@ main(void)
 	tcase_add_test(tc, test_cap);
 	tcase_add_test(tc, test_target_rights);
 	tcase_add_test(tc, test_mapped);
+	tcase_add_test(tc, test_no_openat2);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
