@@ -25,6 +25,8 @@
 #include "rbflame/callgraph.h"
 #include "rbflame/diff.h"
 #include "rbflame/error.h"
+#include "rbflame/outfile.h"
+#include "rbflame/utf8.h"
 #include "rbflame/flametree.h"
 #include "rbflame/intern.h"
 #include "rbflame/load.h"
@@ -348,8 +350,12 @@ print_table(const struct diff_result *r, const char *bname,
 {
 	size_t n = r->nrows < limit ? r->nrows : limit;
 
-	fprintf(f, "base: %s, %llu samples; new: %s, %llu samples\n", bname,
-		(unsigned long long)r->samples[DIFF_BASE], nname,
+	fputs("base: ", f);
+	utf8_put_escaped(f, bname, 0);
+	fprintf(f, ", %llu samples; new: ",
+		(unsigned long long)r->samples[DIFF_BASE]);
+	utf8_put_escaped(f, nname, 0);
+	fprintf(f, ", %llu samples\n",
 		(unsigned long long)r->samples[DIFF_NEW]);
 	fputs("       TOTAL (% of samples)        SELF (% of samples)\n", f);
 	fputs("    base     new   change       base     new   change   "
@@ -357,13 +363,15 @@ print_table(const struct diff_result *r, const char *bname,
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *w = &r->rows[i];
 
-		fprintf(f, "  %6.1f  %6.1f  %+6.1f%c     %6.1f  %6.1f  %+6.1f   "
-			"%s\n", share(w->total[DIFF_BASE], r->samples[0]),
+		fprintf(f, "  %6.1f  %6.1f  %+6.1f%c     %6.1f  %6.1f  %+6.1f   ",
+			share(w->total[DIFF_BASE], r->samples[0]),
 			share(w->total[DIFF_NEW], r->samples[1]),
 			w->total_delta, w->significant ? '*' : ' ',
 			share(w->self[DIFF_BASE], r->samples[0]),
 			share(w->self[DIFF_NEW], r->samples[1]),
-			w->self_delta, w->name);
+			w->self_delta);
+		utf8_put_escaped(f, w->name, 0);
+		fputc('\n', f);
 	}
 	if (n < r->nrows)
 		fprintf(f, "  (%zu more frames changed less)\n", r->nrows - n);
@@ -401,24 +409,31 @@ put_diff_stacks(const struct flametree *t, uint32_t id, char *path,
 		put_diff_stacks(t, k, path, len, cap, scale, f);
 }
 
+/* One output file, through outfile: renamed into place when complete. */
 static int
 write_file(const char *path, const char *what,
 	   int (*fn)(const struct flametree *, const void *, FILE *),
 	   const struct flametree *t, const void *arg)
 {
-	FILE *f = fopen(path, "we");
+	struct outfile *o = outfile_open(path);
 
-	if (!f) {
-		perror_msg("diff: cannot open %s '%s'", what, path);
+	if (!o) {
+		if (errno == ELOOP)
+			error_msg("diff: not writing %s '%s': it is a symbolic link, which rbflame does not write through; give the file it points to",
+				  what, path);
+		else
+			perror_msg("diff: cannot open %s '%s'", what, path);
 		return -1;
 	}
-	if (fn(t, arg, f) < 0 || fflush(f) != 0 || ferror(f)) {
+	errno = 0;
+	if (fn(t, arg, outfile_stream(o)) < 0) {
 		perror_msg("diff: cannot write %s '%s'", what, path);
-		fclose(f);
+		outfile_abort(o);
 		return -1;
 	}
-	if (fclose(f) != 0) {
-		perror_msg("diff: cannot write %s '%s'", what, path);
+	if (outfile_commit(o) < 0) {
+		perror_msg("diff: cannot write %s '%s' (left as it was)", what,
+			   path);
 		return -1;
 	}
 	return 0;
@@ -586,10 +601,12 @@ diff_main(int argc, char **argv)
 			const struct diff_row *w = &r.rows[i];
 
 			if (w->total_delta > fail_above && w->significant) {
-				printf("FAIL: %s: total share %.1f%% -> %.1f%% "
+				fputs("FAIL: ", stdout);
+				utf8_put_escaped(stdout, w->name, 0);
+				printf(": total share %.1f%% -> %.1f%% "
 				       "(%+.1f points, above %g; z = %.1f, "
 				       "significant at 99%%; effective "
-				       "samples %.0f, %.0f)\n", w->name,
+				       "samples %.0f, %.0f)\n",
 				       share(w->total[DIFF_BASE], r.samples[0]),
 				       share(w->total[DIFF_NEW], r.samples[1]),
 				       w->total_delta, fail_above, w->z,

@@ -30,6 +30,7 @@
 #include "rbflame/ruby_vm_meta.h"
 #include "rbflame/schedule.h"
 #include "rbflame/snapshot.h"
+#include "rbflame/utf8.h"
 #include "rbflame/symtab.h"
 #include "rbflame/target.h"
 #include "rbflame/xmalloc.h"
@@ -116,6 +117,13 @@ on_stop_signal(int sig)
 	stop_flag = 1;
 }
 
+/* Prints untrusted text from the target, escaped (utf8_escape()). */
+static void
+put_clean(const char *s)
+{
+	utf8_put_escaped(stdout, s ? s : "?", 0);
+}
+
 /* The layouts of a process side by side, for tests and bug reports:
  * which one reads it, and what the plausibility checks of the fields no
  * cross-check confirms said while its stacks were read. */
@@ -125,8 +133,9 @@ print_layouts(const struct ruby_vm *vm, pid_t pid,
 {
 	char a[288], b[288];
 
-	printf("# Ruby %s in process %d, read with the %s layout\n",
-	       vm->version, (int)pid,
+	fputs("# Ruby ", stdout);
+	put_clean(vm->version);
+	printf(" in process %d, read with the %s layout\n", (int)pid,
 	       vm->layout == vm->dwarf ? "DWARF" : "built-in");
 	if (vm->generated)
 		printf("# built-in layout: %s (%s), %s\n",
@@ -134,10 +143,16 @@ print_layouts(const struct ruby_vm *vm, pid_t pid,
 		       vm->generated_exact
 			       ? "this release's own"
 			       : "the nearest release's: none of its own");
-	else
-		printf("# built-in layout: none for Ruby %s\n", vm->version);
-	if (!vm->dwarf)
-		printf("# no DWARF layout: %s\n", vm->dwarf_note);
+	else {
+		fputs("# built-in layout: none for Ruby ", stdout);
+		put_clean(vm->version);
+		putchar('\n');
+	}
+	if (!vm->dwarf) {
+		fputs("# no DWARF layout: ", stdout);
+		put_clean(vm->dwarf_note);
+		putchar('\n');
+	}
 	printf("# check gc: %s%s%s\n", ruby_check_name(ck->gc),
 	       ck->gc_why[0] ? ", " : "", ck->gc_why);
 	printf("# check status: %s%s%s\n", ruby_check_name(ck->status),
@@ -149,18 +164,6 @@ print_layouts(const struct ruby_vm *vm, pid_t pid,
 		ruby_layout_format(vm->generated, f, b, sizeof(b));
 		printf("%s %s %s\n", f->name, a, b);
 	}
-}
-
-/* Prints untrusted text from the target, control characters as '?'. */
-static void
-put_clean(const char *s)
-{
-	if (!s) {
-		fputs("?", stdout);
-		return;
-	}
-	for (; *s; s++)
-		putchar((unsigned char)*s < 0x20 || *s == 0x7f ? '?' : *s);
 }
 
 static void

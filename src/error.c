@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "rbflame/error.h"
+#include "rbflame/utf8.h"
 
 const char *program_name = "rbflame";
 bool debug_enabled;
@@ -22,8 +23,12 @@ int exit_code_on_die = 1;
 static void
 vmsg(const char *fmt, va_list ap, int err)
 {
-	/* Build the whole line first so concurrent writers do not interleave. */
-	char buf[1024];
+	/* Build the whole line first so concurrent writers do not interleave.
+	 * Messages name threads, paths and versions the target chose: every
+	 * message is one line, and a control character in it is data,
+	 * escaped (utf8_escape()) before it reaches the terminal. */
+	char buf[1024], out[1024];
+	size_t len;
 	int n = snprintf(buf, sizeof(buf), "%s: ", program_name);
 
 	if (n < 0)
@@ -31,12 +36,12 @@ vmsg(const char *fmt, va_list ap, int err)
 	if ((size_t)n < sizeof(buf))
 		n += vsnprintf(buf + n, sizeof(buf) - n, fmt, ap);
 	if (err && (size_t)n < sizeof(buf))
-		n += snprintf(buf + n, sizeof(buf) - n, ": %s", strerror(err));
-	if ((size_t)n >= sizeof(buf) - 1)
-		n = sizeof(buf) - 2;
-	buf[n++] = '\n';
+		snprintf(buf + n, sizeof(buf) - n, ": %s", strerror(err));
+	utf8_escape(buf, out, sizeof(out) - 1, 0);
+	len = strlen(out);
+	out[len++] = '\n';
 	fflush(stdout);
-	fwrite(buf, 1, n, stderr);
+	fwrite(out, 1, len, stderr);
 }
 
 void

@@ -224,27 +224,7 @@ output_frame_file(const struct profile *p, uint32_t frame)
 char *
 output_clean_line(const char *s, char *out, size_t cap)
 {
-	const unsigned char *u = (const unsigned char *)s;
-	size_t len = strlen(s), i = 0, o = 0;
-
-	while (i < len && o + 4 < cap) {
-		size_t l = utf8_len(u + i, len - i, NULL);
-
-		if (l == 0) {
-			memcpy(out + o, "\xef\xbf\xbd", 3);
-			o += 3;
-			i++;
-		} else if (l == 1) {
-			out[o++] = u[i] < 0x20 || u[i] == 0x7f ? ' ' : u[i];
-			i++;
-		} else {
-			memcpy(out + o, u + i, l);
-			o += l;
-			i += l;
-		}
-	}
-	out[o] = '\0';
-	return out;
+	return utf8_escape(s, out, cap, 0);
 }
 
 /* gzip with zlib's own header: mtime 0, no file name, OS byte fixed. */

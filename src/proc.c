@@ -189,19 +189,17 @@ proc_root_prefix(pid_t pid, char *buf, size_t cap)
 	return 0;
 }
 
-char *
-proc_target_path(pid_t pid, const char *root_prefix, const char *path)
+const char *
+proc_path_in_root(const char *root_prefix, const char *path)
 {
 	size_t pl = root_prefix ? strlen(root_prefix) : 0;
 
-	if (!path || path[0] != '/')
-		return xstrdup(path ? path : "");
-	/* maps prints paths relative to *our* root: strip the target's root
-	 * so /proc/PID/root does not add it twice. */
-	if (pl > 1 && !strncmp(path, root_prefix, pl) &&
-	    (path[pl] == '/' || path[pl] == '\0'))
-		path += pl;
-	return xasprintf("%s/%d/root%s", proc_dir, (int)pid, path);
+	if (!path || path[0] != '/' || pl <= 1 ||
+	    strncmp(path, root_prefix, pl))
+		return path;
+	if (path[pl] == '/')
+		return path + pl;
+	return path[pl] == '\0' ? "/" : path;
 }
 
 int

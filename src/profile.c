@@ -46,7 +46,6 @@ profile_destroy(struct profile *p)
 	free(p->meta.command);
 	free(p->meta.ruby_version);
 	free(p->meta.mode);
-	free(p->meta.root);
 	intern_destroy(p->names);
 	free(p);
 }

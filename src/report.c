@@ -17,6 +17,7 @@
 #include "rbflame/output.h"
 #include "rbflame/report.h"
 #include "rbflame/run.h"
+#include "rbflame/tfile.h"
 
 static const char help_head[] =
 "Usage: rbflame report -i FILE [-f FMT] [-o OUT]...\n"
@@ -26,7 +27,9 @@ static const char help_head[] =
 "show them get one untimed profile).\n"
 "\n"
 "  -i, --input FILE       the profile to read ('-': standard input)\n"
-"  -o, --output OUT       write to OUT (default: stdout); may be repeated\n"
+"  -o, --output OUT       write to OUT (default: stdout; '-' too), renamed\n"
+"                         into place once complete, never through a\n"
+"                         symlink; may be repeated\n"
 "  -f, --format FMT       the format (see Formats) of the next -o (after\n"
 "                         the last -o: of each -o without one); an -o\n"
 "                         without -f takes the format its name implies\n"
@@ -34,6 +37,9 @@ static const char help_head[] =
 "      --icicle           svg: roots at the top\n"
 "      --limit N          summary, lines, dot, annotate: the N heaviest\n"
 "      --match REGEX      annotate: the functions whose name matches\n"
+"      --source-root DIR  annotate: read the recorded source files under\n"
+"                         DIR (/ for this machine's own); without it no\n"
+"                         source is read: the paths are the target's\n"
 "  -q, --quiet            no notices\n"
 "  -h, --help             show this help and exit\n"
 "\n";
@@ -55,6 +61,7 @@ report_parse(int argc, char **argv, struct report_options *r, char *err,
 		{ "format", required_argument, NULL, 'f' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "source-root", required_argument, NULL, REPORT_SOURCE_ROOT },
 		OPTIONS_VIEW_LONG_OPTIONS,
 		{ NULL, 0, NULL, 0 },
 	};
@@ -86,6 +93,12 @@ report_parse(int argc, char **argv, struct report_options *r, char *err,
 		case 'q':
 			r->quiet = true;
 			break;
+		case REPORT_SOURCE_ROOT:
+			if (!*optarg)
+				return options_fail(err, errlen,
+						    "empty --source-root directory");
+			r->source_root = optarg;
+			break;
 		case OPTIONS_VIEW_TITLE:
 		case OPTIONS_VIEW_ICICLE:
 		case OPTIONS_VIEW_LIMIT:
@@ -115,8 +128,9 @@ int
 report_main(int argc, char **argv)
 {
 	struct report_options r;
+	struct tfile_root *sources = NULL;
 	struct profile *p;
-	FILE *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
+	struct outfile *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
 	char err[512];
 	int fmt, code = 0;
 
@@ -130,6 +144,16 @@ report_main(int argc, char **argv)
 		break;
 	}
 	quiet_enabled = r.quiet;
+	/* A recording names files of another machine, chroot or user:
+	 * they are read only under a root the user names. */
+	if (r.source_root) {
+		sources = tfile_root_dir(r.source_root);
+		if (!sources) {
+			perror_msg("--source-root '%s'", r.source_root);
+			return 1;
+		}
+		r.view.sources = sources;
+	}
 	p = profile_create();
 	fmt = profile_load_file(p, r.input, err, sizeof(err));
 	if (fmt < 0) {
@@ -139,9 +163,15 @@ report_main(int argc, char **argv)
 	}
 	if (profile_total(p) == 0)
 		notice_msg("%s holds no samples", r.input);
+	for (size_t i = 0; i < r.outputs.n && !sources; i++)
+		if (!strcmp(r.outputs.v[i].format, "annotate")) {
+			notice_msg("annotate: no source file is read without --source-root DIR (/ for this machine's own files)");
+			break;
+		}
 	if (run_open_outputs(&r.outputs, outs) < 0 ||
 	    run_write_outputs(&r.outputs, outs, p, &r.view) < 0)
 		code = 1;
 	profile_destroy(p);
+	tfile_root_destroy(sources);
 	return code;
 }

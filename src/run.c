@@ -27,6 +27,7 @@
 
 #include "rbflame/diagnose.h"
 #include "rbflame/error.h"
+#include "rbflame/outfile.h"
 #include "rbflame/output.h"
 #include "rbflame/proc.h"
 #include "rbflame/profile.h"
@@ -34,6 +35,7 @@
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
 #include "rbflame/target.h"
+#include "rbflame/tfile.h"
 #include "rbflame/xmalloc.h"
 
 #define PROGRESS_NS (250ull * 1000000ull)
@@ -63,6 +65,9 @@ struct run_ctx {
 	bool progress;
 	size_t nprocs;		/* processes profiled (--subprocesses) */
 	char fatal_msg[768];	/* an error that ended sampling */
+	/* The target's root with its rights, kept from the attach on: where
+	 * annotate reads sources, after the target has gone too. */
+	struct tfile_root *sources;
 };
 
 /* --subprocesses: the samplers of the followed children. */
@@ -243,18 +248,6 @@ record_meta(struct profile *p, const struct options *o, pid_t pid)
 		p->meta.command = xstrdup(cmd);
 	}
 	p->meta.mode = xstrdup(o->cpu ? "cpu" : "wall");
-	{
-		/* A chrooted target's files, for annotate after it exits. */
-		char link[64], root[4096];
-		ssize_t n;
-
-		snprintf(link, sizeof(link), "/proc/%d/root", (int)pid);
-		n = readlink(link, root, sizeof(root) - 1);
-		if (n > 0) {
-			root[n] = '\0';
-			p->meta.root = xstrdup(root);
-		}
-	}
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->meta.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull +
 				(uint64_t)ts.tv_nsec;
@@ -291,6 +284,7 @@ tracer_main(void *arg)
 	}
 	c->pid = t.pid;
 	record_meta(c->prof, o, t.pid);
+	c->sources = tfile_root_pid(t.pid);
 	if (sampler_init(&s, &t, c->prof, &(struct sampler_options){
 				.threads = o->threads,
 				.function = o->function,
@@ -372,40 +366,63 @@ status_to_exit(int status)
 	return 125;
 }
 
+/* Says why an output cannot be opened, in words a user can act on. */
+static void
+open_error(const char *path)
+{
+	int err = errno;
+
+	switch (err) {
+	case ELOOP:
+		error_msg("not writing to '%s': it is a symbolic link, which rbflame does not write through (in a directory another user can write, it could lead anywhere); give the file it points to",
+			  path);
+		break;
+	case EISDIR:
+		error_msg("cannot write to '%s': it is a directory", path);
+		break;
+	default:
+		errno = err;
+		perror_msg("cannot open output file '%s' (check the directory exists and is writable)",
+			   path);
+	}
+}
+
 /* Opens every output before sampling, so a bad path fails at once. */
 int
-run_open_outputs(const struct options_outputs *os, FILE **files)
+run_open_outputs(const struct options_outputs *os, struct outfile **outs)
 {
 	for (size_t i = 0; i < os->n; i++) {
 		const struct output_ops *w = output_find(os->v[i].format);
+		const char *path = os->v[i].path ? os->v[i].path : "-";
 
-		if (!os->v[i].path) {
-			if (w->binary && isatty(STDOUT_FILENO)) {
-				error_msg("not writing %s (binary) to a terminal: give -o FILE",
-					  w->name);
-				goto out_close;
-			}
-			files[i] = stdout;
-			continue;
+		outs[i] = outfile_open(path);
+		if (!outs[i]) {
+			open_error(path);
+			goto out_abort;
 		}
-		files[i] = fopen(os->v[i].path, "we");
-		if (!files[i]) {
-			perror_msg("cannot open output file '%s' (check the directory exists and is writable)",
-				   os->v[i].path);
-			goto out_close;
+		if (w->binary && outfile_is_tty(outs[i])) {
+			error_msg("not writing %s (binary) to a terminal: give -o FILE",
+				  w->name);
+			goto out_abort;
 		}
 	}
 	return 0;
-out_close:
-	for (size_t k = 0; k < os->n && files[k]; k++)
-		if (files[k] != stdout)
-			fclose(files[k]);
-	memset(files, 0, os->n * sizeof(*files));
+out_abort:
+	run_abort_outputs(os, outs);
 	return -1;
 }
 
+void
+run_abort_outputs(const struct options_outputs *os, struct outfile **outs)
+{
+	for (size_t i = 0; i < os->n; i++) {
+		outfile_abort(outs[i]);
+		outs[i] = NULL;
+	}
+}
+
 int
-run_write_outputs(const struct options_outputs *os, FILE **files,
+run_write_outputs(const struct options_outputs *os, struct outfile **outs,
 		  const struct profile *prof, const struct output_opts *view)
 {
 	int ret = 0;
@@ -416,17 +433,18 @@ run_write_outputs(const struct options_outputs *os, FILE **files,
 						 : "standard output";
 
 		errno = 0;
-		if (output_write(w, prof, view, files[i]) < 0 ||
-		    fflush(files[i]) != 0) {
+		if (output_write(w, prof, view, outfile_stream(outs[i])) < 0) {
 			perror_msg("cannot write the %s profile to %s", w->name,
 				   name);
+			outfile_abort(outs[i]);
+			ret = -1;
+		} else if (outfile_commit(outs[i]) < 0) {
+			perror_msg("cannot write the %s profile to %s%s",
+				   w->name, name,
+				   os->v[i].path ? " (left as it was)" : "");
 			ret = -1;
 		}
-		if (files[i] != stdout && fclose(files[i]) != 0 && ret == 0) {
-			perror_msg("cannot write the profile to %s", name);
-			ret = -1;
-		}
-		files[i] = NULL;
+		outs[i] = NULL;
 	}
 	return ret;
 }
@@ -443,10 +461,11 @@ int
 run_profile(const struct options *o)
 {
 	struct run_ctx c = { .o = o };
+	struct output_opts view;
 	struct sigaction sa;
 	sigset_t block;
 	pthread_t tracer;
-	FILE *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
+	struct outfile *outs[OPTIONS_MAX_OUTPUTS] = { 0 };
 	int fail = o->command ? 125 : 1;
 	int code = 0;
 
@@ -506,9 +525,8 @@ run_profile(const struct options *o)
 			error_msg("%s", msg);
 			code = 1;
 		}
-		for (size_t i = 0; i < o->outputs.n; i++)
-			if (outs[i] && outs[i] != stdout)
-				fclose(outs[i]);
+		/* Nothing to write: every output stays as it was. */
+		run_abort_outputs(&o->outputs, outs);
 		profile_destroy(c.prof);
 		return code;
 	}
@@ -517,8 +535,11 @@ run_profile(const struct options *o)
 		error_msg("%s", c.fatal_msg);
 		code = fail;
 	}
-	if (run_write_outputs(&o->outputs, outs, c.prof, &o->view) < 0)
+	view = o->view;
+	view.sources = c.sources;
+	if (run_write_outputs(&o->outputs, outs, c.prof, &view) < 0)
 		code = fail;
+	tfile_root_destroy(c.sources);
 	/* After a fatal error with nothing collected, its line says it all. */
 	if (!c.fatal_msg[0] || c.prof->stats.samples) {
 		if (c.prof->stats.samples == 0)

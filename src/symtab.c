@@ -3,9 +3,10 @@
 /*
  * Address to module and symbol for one target: the target's maps, with
  * per-mapping load bias, and one struct elf_file per distinct (path,
- * inode), opened on first use through /proc/PID/root and kept across map
- * reloads until symtab_destroy(). The vDSO is read from rbflame's own
- * copy, which the kernel maps identically into every 64-bit process.
+ * inode), opened on first use inside the target's root (tfile.c) and
+ * kept across map reloads until symtab_destroy(). The vDSO is read from
+ * rbflame's own copy, which the kernel maps identically into every
+ * 64-bit process.
  */
 #include "config.h"
 
@@ -26,6 +27,7 @@
 #include "rbflame/elf_sym.h"
 #include "rbflame/proc.h"
 #include "rbflame/symtab.h"
+#include "rbflame/tfile.h"
 #include "rbflame/xmalloc.h"
 
 #define FILE_BUCKETS 256
@@ -51,7 +53,7 @@ struct smap {
 
 struct symtab {
 	pid_t pid;
-	char *root; /* PROC/PID/root */
+	struct tfile_root *files; /* the target's root; NULL: no files */
 	char root_prefix[PATH_MAX];
 	char *exe_path; /* readlink of PROC/PID/exe, or NULL */
 	struct sfile *exe;
@@ -125,34 +127,28 @@ open_vdso(const struct map *m)
 static struct elf_file *
 open_file(struct symtab *st, struct sfile *f, const struct map *m)
 {
-	size_t rl = strlen(st->root);
-	struct elf_file *ef = NULL;
+	struct elf_file *ef;
+	const char *path;
 	struct stat sb;
-	char *full;
+	int fd;
 
 	if (strcmp(f->path, "[vdso]") == 0)
 		return open_vdso(m);
-	if (f->path[0] != '/')
+	if (f->path[0] != '/' || !st->files)
 		return NULL;
-	full = proc_target_path(st->pid, st->root_prefix, f->path);
-	if (!full)
-		return NULL;
+	path = proc_path_in_root(st->root_prefix, f->path);
+	fd = tfile_open(st->files, path, TFILE_CAP_ELF, &sb);
 	/* Replaced since it was mapped: the mapped contents live on in
 	 * map_files (readable by root only). */
-	if (f->inode && stat(full, &sb) == 0 && sb.st_ino != f->inode) {
-		char mf[128];
-
-		snprintf(mf, sizeof(mf), "%s/%d/map_files/%" PRIx64 "-%" PRIx64,
-			 proc_dir, (int)st->pid, m->start, m->end);
-		ef = elf_file_open("", mf);
+	if (fd >= 0 && f->inode && sb.st_ino != f->inode) {
+		close(fd);
+		fd = tfile_open_mapped(st->files, m->start, m->end,
+				       TFILE_CAP_ELF, NULL);
 	}
-	if (!ef) {
-		if (strncmp(full, st->root, rl) == 0 && full[rl] == '/')
-			ef = elf_file_open(st->root, full + rl);
-		else
-			ef = elf_file_open("", full);
-	}
-	free(full);
+	if (fd < 0)
+		return NULL;
+	ef = elf_file_open_fd(fd, st->files, path);
+	close(fd);
 	return ef;
 }
 
@@ -290,7 +286,9 @@ symtab_create(pid_t pid)
 	st->pid = pid;
 	if (proc_root_prefix(pid, st->root_prefix, sizeof(st->root_prefix)) < 0)
 		strcpy(st->root_prefix, "/");
-	st->root = xasprintf("%s/%d/root", proc_dir, (int)pid);
+	/* Without it, no file of the target is read: frames are named by
+	 * address (and the vDSO). */
+	st->files = tfile_root_pid(pid);
 	snprintf(link, sizeof(link), "%s/%d/exe", proc_dir, (int)pid);
 	n = readlink(link, exe, sizeof(exe) - 1);
 	if (n > 0) {
@@ -434,7 +432,7 @@ symtab_destroy(struct symtab *st)
 	}
 	maps_free(&st->maps);
 	free(st->smaps);
-	free(st->root);
+	tfile_root_destroy(st->files);
 	free(st->exe_path);
 	free(st);
 }

@@ -14,21 +14,31 @@
 #ifndef RBFLAME_ELF_SYM_H
 #define RBFLAME_ELF_SYM_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct elf_file;
+struct tfile_root;
 
 /**
- * Opens root + path and loads what rbflame needs from it. root is a
- * directory prefix through which every file is opened, the ELF file and
- * its debug files alike ("/proc/1234/root" for a target's files, "" or
- * NULL for none); path is the path as the target sees it. Returns NULL
- * with errno set (ENOEXEC for a file that is not a usable ELF file).
+ * Opens path inside r and loads what rbflame needs from it. Every file,
+ * the ELF file and its debug files alike, is opened with tfile_open()
+ * inside r (a target's root, with its rights); path is the path as the
+ * target sees it. Returns NULL with errno set (ENOEXEC for a file that
+ * is not a usable ELF file, see tfile_open() for the rest).
  * elf_file_close() frees.
  */
-struct elf_file *elf_file_open(const char *root, const char *path);
+struct elf_file *elf_file_open(const struct tfile_root *r, const char *path);
+
+/**
+ * The same from fd, an ELF file already open (from tfile_open_mapped());
+ * its debug files are looked for inside r by path (none when r is NULL
+ * or path not absolute). fd stays the caller's.
+ */
+struct elf_file *elf_file_open_fd(int fd, const struct tfile_root *r,
+				  const char *path);
 
 /**
  * Same from an ELF image in memory (the vDSO). The image is only read
@@ -89,25 +99,36 @@ const uint8_t *elf_file_build_id(const struct elf_file *ef, size_t *len);
 int elf_file_type(const struct elf_file *ef);
 
 /**
- * Looks up n symbols of any type by name in the file at root + path
+ * Looks up n symbols of any type by name in the file path inside r
  * (.dynsym, then .symtab), without keeping the file open: vaddrs[i] gets
  * the link-time address of names[i], or 0 if absent; sizes[i] (if sizes
  * is not NULL) its st_size. Returns how many were found, -1 with errno if
  * the file cannot be read as ELF.
  */
-int elf_lookup_symbols(const char *root, const char *path,
+int elf_lookup_symbols(const struct tfile_root *r, const char *path,
 		       const char *const *names, uint64_t *vaddrs,
 		       uint64_t *sizes, size_t n);
 
+/** The files holding the DWARF of a file: see elf_find_dwarf(). */
+struct elf_dwarf {
+	int fd;			/* the file with .debug_info */
+	int alt_fd;		/* its dwz file (.gnu_debugaltlink), or -1 */
+	char path[PATH_MAX];	/* fd's path, as the target sees it */
+};
+
 /**
- * Where the DWARF of the file at root + path is: the file itself when it
+ * Where the DWARF of the file path inside r is: the file itself when it
  * has a .debug_info section, else its separate debug file, found the way
  * elf_file_open() finds one (build-id under /usr/lib/debug/.build-id,
  * then .gnu_debuglink next to the file, in .debug/ and under
- * /usr/lib/debug), every candidate opened under root. Writes root + the
- * path found to out. 0, or -1 with errno (ENODATA: no DWARF anywhere).
+ * /usr/lib/debug); and when that file links a dwz supplementary file,
+ * that one too (by build-id, then by its name). Every candidate is
+ * opened inside r. 0 with out's descriptors open (the caller closes
+ * them), or -1 with errno: ENODATA, no DWARF anywhere; ENOLINK, a dwz
+ * file is linked but not found (libdw would look for it outside r).
  */
-int elf_find_dwarf(const char *root, const char *path, char *out, size_t cap);
+int elf_find_dwarf(const struct tfile_root *r, const char *path,
+		   struct elf_dwarf *out);
 
 /** Frees ef (NULL is fine). */
 void elf_file_close(struct elf_file *ef);

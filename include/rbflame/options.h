@@ -70,11 +70,17 @@ int options_outputs_resolve(struct options_outputs *os, char *err,
 /* ---- views (issue #7): options of the svg and report formats -------- */
 /** What a user asks of a view beyond the profile, for the writers
  * (output.h) that take options. */
+struct tfile_root;
+
 struct output_opts {
 	const char *title;	/* --title; NULL: the writer's own */
 	bool icicle;		/* --icicle: roots at the top */
 	unsigned limit;		/* --limit N: rows of a text report, 0 all */
 	const char *regex;	/* annotate: the methods to show */
+	/* annotate: where the sources are read, the only way a writer
+	 * reads a file (tfile.h): the target's root with its rights, or
+	 * report's --source-root; NULL: none is. */
+	const struct tfile_root *sources;
 };
 
 enum {

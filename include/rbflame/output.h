@@ -6,7 +6,8 @@
  * table is the one list of formats: -f's names, the file names that imply
  * one and both help texts' Formats sections (output_help()) come from it.
  * Writers read a finished profile and write a stream; they never touch
- * the target. doc/HACKING.md says how to add one.
+ * the target (annotate reads its sources through output_opts.sources
+ * only). doc/HACKING.md says how to add one.
  */
 #ifndef RBFLAME_OUTPUT_H
 #define RBFLAME_OUTPUT_H
@@ -93,8 +94,9 @@ const char *output_frame_label(const struct profile *p, uint32_t frame);
 /** A frame's file, or NULL when it has none. */
 const char *output_frame_file(const struct profile *p, uint32_t frame);
 /**
- * Copies s into out (cap bytes) for line-based formats: control
- * characters become spaces, invalid UTF-8 U+FFFD. Returns out.
+ * Copies s into out (cap bytes) for line-based formats: utf8_escape(),
+ * control characters as "\xHH", invalid UTF-8 U+FFFD. Returns out.
+ * Text writers print names and paths with utf8_put_escaped().
  */
 char *output_clean_line(const char *s, char *out, size_t cap);
 
@@ -123,8 +125,8 @@ OUTPUT_WRITERS(OUTPUT_EXTERN)
 
 /**
  * Makes one frame safe for collapsed-stack readers: no ';' (it separates
- * frames), no control characters or newlines, valid UTF-8 (invalid bytes
- * become U+FFFD), never empty, and never ending in whitespace + a number
+ * frames), no control characters (C0, DEL, C1) or newlines, valid UTF-8
+ * (invalid bytes become U+FFFD), never empty, and never ending in whitespace + a number
  * (flamegraph.pl would read it as a count). Writes at most cap-1 bytes.
  */
 size_t collapsed_sanitize(const char *in, size_t len, char *out, size_t cap);

@@ -40,12 +40,12 @@ const struct map *maps_find(const struct maps *m, uint64_t addr);
 void maps_free(struct maps *m);
 
 /**
- * How to open a file named in the target's maps from rbflame's mount
- * namespace: "/proc/PID/root" + path with the target's root prefix (the
- * readlink of /proc/PID/root, as our root sees it) stripped, because maps
- * prints paths relative to the reader's root. Caller frees.
+ * A path from the target's maps as the target sees it, for tfile_open()
+ * inside its root: maps prints paths relative to the reader's root, so
+ * the target's root prefix (the readlink of /proc/PID/root, as our root
+ * sees it) is stripped. Points into path.
  */
-char *proc_target_path(pid_t pid, const char *root_prefix, const char *path);
+const char *proc_path_in_root(const char *root_prefix, const char *path);
 /** readlink /proc/PID/root into buf; "/" for an unchrooted target. */
 int proc_root_prefix(pid_t pid, char *buf, size_t cap);
 

@@ -165,9 +165,6 @@ struct profile_meta {
 	char *ruby_version;	/* "3.1.2", or NULL when not Ruby */
 	char *mode;		/* "wall" or "cpu" */
 	uint64_t start_unix_ns;	/* wall-clock time of the first tick */
-	char *root;		/* the target's root directory as we see it
-				 * (readlink /proc/PID/root), or NULL: where
-				 * its source files are once it is gone */
 };
 
 struct profile {

@@ -16,8 +16,12 @@ struct report_options {
 	const char *input;		/* -i FILE; "-" is standard input */
 	struct options_outputs outputs;
 	struct output_opts view;	/* --title, --icicle, --limit, --match */
+	const char *source_root;	/* --source-root DIR, or NULL */
 	bool quiet;
 };
+
+/* report's own long options (getopt codes past the views'). */
+enum { REPORT_SOURCE_ROOT = 0x300 };
 
 /**
  * Parses 'report' and its arguments (argv[0] is "report"): OPTIONS_OK,

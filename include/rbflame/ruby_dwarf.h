@@ -31,12 +31,21 @@ struct ruby_dwarf;
 extern const char *const ruby_dwarf_cus[];
 
 /**
- * Opens the ELF file at path (a file with .debug_info: see
- * elf_find_dwarf()) and indexes the structs, unions, typedefs and
- * enumerators of its compilation units whose base name is in cus (all of
- * them when cus is NULL), following dwz's imported units. NULL with errno
- * (ENODATA: no DWARF; ENOENT: none of the units). ruby_dwarf_close()
- * frees.
+ * Indexes the DWARF of the ELF file open at fd (a file with .debug_info:
+ * see elf_find_dwarf()), with alt_fd its dwz file or -1: the structs,
+ * unions, typedefs and enumerators of its compilation units whose base
+ * name is in cus (all of them when cus is NULL), following dwz's
+ * imported units. Takes both descriptors, even on failure. NULL with
+ * errno (ENODATA: no DWARF; ENOENT: none of the units; ENOLINK: the file
+ * links a dwz file and alt_fd is -1, for libdw would look for it outside
+ * the target's root). ruby_dwarf_close() frees.
+ */
+struct ruby_dwarf *ruby_dwarf_open_fd(int fd, int alt_fd,
+				      const char *const *cus);
+
+/**
+ * The same from a path rbflame's user gave (tests, tools): never for a
+ * file the target names, which tfile_open() opens.
  */
 struct ruby_dwarf *ruby_dwarf_open(const char *path, const char *const *cus);
 

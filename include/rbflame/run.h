@@ -18,22 +18,29 @@
 /** Runs the profile described by o; returns the process exit status. */
 int run_profile(const struct options *o);
 
+struct outfile;
+
 /** Writes the profile command's --help text (its sections, then the
  * formats from the writer table) to f. */
 void run_help(FILE *f);
 
 /**
- * Opens each output of os into files[] (stdout for a NULL path; a binary
- * format is refused on a terminal): 0, or -1 after printing why, with
- * nothing left open.
+ * Opens each output of os into outs[] (outfile_open(): standard output
+ * for a NULL path; a binary format is refused on a terminal): 0, or -1
+ * after printing why, with nothing left open and every existing file as
+ * it was.
  */
-int run_open_outputs(const struct options_outputs *os, FILE **files);
+int run_open_outputs(const struct options_outputs *os, struct outfile **outs);
 /**
  * Writes prof to each output with the view options (NULL: defaults) and
- * closes it: 0, or -1 after printing.
+ * commits it (a regular file is renamed into place only when complete):
+ * 0, or -1 after printing.
  */
-int run_write_outputs(const struct options_outputs *os, FILE **files,
+int run_write_outputs(const struct options_outputs *os, struct outfile **outs,
 		      const struct profile *prof,
 		      const struct output_opts *view);
+/** Drops every output still open: existing files stay as they were. */
+void run_abort_outputs(const struct options_outputs *os,
+		       struct outfile **outs);
 
 #endif

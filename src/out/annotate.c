@@ -5,22 +5,24 @@
  * Ruby function whose name matches --match REGEX (without it: the --limit
  * N, default 10, of most total samples), its source lines with the
  * samples at each, as a share of all samples and of the function's. The
- * files are the target's: read through /proc/PID/root while it lives
- * (containers), else through the root recorded at attach (chroots), else
- * as named.
+ * files are the target's, named by it: read only through the caller's
+ * tfile_root (output_opts.sources: the target's root with its rights, or
+ * report's --source-root), never from the host as named. Names, paths
+ * and source lines are printed escaped (utf8_put_escaped(), tabs kept in
+ * source lines).
  */
 #include "config.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include "rbflame/callgraph.h"
 #include "rbflame/output.h"
+#include "rbflame/tfile.h"
+#include "rbflame/utf8.h"
 #include "rbflame/xmalloc.h"
 
 #define DEFAULT_FUNCS 10
@@ -41,60 +43,25 @@ cmp_total(const void *x, const void *y)
 	return (i > j) - (i < j);
 }
 
-/* Source files bigger than this are not annotated. */
-#define MAX_SOURCE_BYTES (64L << 20)
-
-/* path, when it is a regular file of a sane size: the paths come from
- * the profile, and a FIFO or a device would block or never end. Opened
- * without blocking, checked, then read normally. */
-static FILE *
-open_regular(const char *path)
+/*
+ * The text of the target's file path, NUL-terminated, or NULL: through
+ * sources only (tfile_open(): inside the root, a regular file of at most
+ * TFILE_CAP_SOURCE bytes, readable by the target).
+ */
+static char *
+read_source(const struct tfile_root *sources, const char *path)
 {
-	struct stat st;
-	FILE *f;
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	char *text;
+	int fd;
 
+	if (!sources || path[0] != '/')
+		return NULL;	/* <internal:...>, (eval) */
+	fd = tfile_open(sources, path, TFILE_CAP_SOURCE, NULL);
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) ||
-	    st.st_size > MAX_SOURCE_BYTES ||
-	    fcntl(fd, F_SETFL, O_RDONLY) < 0 || !(f = fdopen(fd, "r"))) {
-		close(fd);
-		return NULL;
-	}
-	return f;
-}
-
-/* The target's file: through its live root, its recorded root, or as
- * named; NULL when none opens. */
-static FILE *
-open_source(const struct profile *p, const char *path)
-{
-	char buf[8192], link[64], now[4096];
-	FILE *f;
-	ssize_t n;
-
-	if (path[0] != '/')
-		return NULL;	/* <internal:...>, (eval) */
-	/* The live root, if the process there is still ours: same root. */
-	if (p->meta.pid > 0) {
-		snprintf(link, sizeof(link), "/proc/%d/root", (int)p->meta.pid);
-		n = readlink(link, now, sizeof(now) - 1);
-		if (n > 0) {
-			now[n] = '\0';
-			if (p->meta.root && !strcmp(now, p->meta.root)) {
-				snprintf(buf, sizeof(buf), "%s%s", link, path);
-				if ((f = open_regular(buf)))
-					return f;
-			}
-		}
-	}
-	if (p->meta.root && strcmp(p->meta.root, "/")) {
-		snprintf(buf, sizeof(buf), "%s%s", p->meta.root, path);
-		if ((f = open_regular(buf)))
-			return f;
-	}
-	return open_regular(path);
+	text = tfile_read_all(fd, TFILE_CAP_SOURCE, NULL);
+	close(fd);
+	return text;
 }
 
 static double
@@ -105,7 +72,7 @@ pct(uint64_t n, uint64_t total)
 
 static void
 annotate_func(const struct profile *p, const struct callgraph *g,
-	      uint32_t fn, FILE *out)
+	      const struct output_opts *o, uint32_t fn, FILE *out)
 {
 	const struct callgraph_func *cf = &g->funcs[fn];
 	const struct profile_frame *fr = profile_frame_get(p, cf->frame);
@@ -113,8 +80,8 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 	const struct callgraph_line *lines;
 	size_t nl, k = 0;
 	int first = 0, last = 0, no = 0;
-	char *text = xmalloc(MAX_LINE);
-	FILE *src;
+	char *text = xmalloc(MAX_LINE), *src;
+	const char *at;
 
 	lines = callgraph_lines(g, fn, &nl);
 	for (size_t i = 0; i < nl; i++) {
@@ -125,9 +92,11 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 		if (lines[i].line > last)
 			last = lines[i].line;
 	}
-	fprintf(out, "%s (%s:%d)\n", profile_str_get(p, fr->name), file,
-		first);
-	src = first ? open_source(p, file) : NULL;
+	utf8_put_escaped(out, profile_str_get(p, fr->name), 0);
+	fputs(" (", out);
+	utf8_put_escaped(out, file, 0);
+	fprintf(out, ":%d)\n", first);
+	src = first ? read_source(o->sources, file) : NULL;
 	if (!src) {
 		fprintf(out, "                         |  (source not available)\n");
 		free(text);
@@ -139,22 +108,22 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 	last = last + 1;
 	if (last - first > MAX_SPAN)
 		last = first + MAX_SPAN;
-	while (fgets(text, MAX_LINE, src)) {
-		size_t len = strlen(text);
-		bool whole = len && text[len - 1] == '\n';
+	for (at = src; *at;) {
+		const char *eol = strchr(at, '\n');
+		size_t len = eol ? (size_t)(eol - at) : strlen(at);
 
-		if (whole)
-			text[--len] = '\0';
-		else	/* skip the rest of a long line */
-			for (int c; (c = fgetc(src)) != EOF && c != '\n';)
-				;
-		if (++no < first)
-			continue;
-		if (no > last)
+		if (++no > last)
 			break;
-		for (size_t i = 0; i < len; i++)
-			if ((unsigned char)text[i] < 0x20 && text[i] != '\t')
-				text[i] = ' ';
+		if (no < first) {
+			at += len + (eol ? 1 : 0);
+			continue;
+		}
+		/* Longer lines are cut. */
+		if (len > MAX_LINE - 1)
+			len = MAX_LINE - 1;
+		memcpy(text, at, len);
+		text[len] = '\0';
+		at = eol ? eol + 1 : at + strlen(at);
 		while (k < nl && lines[k].line < no)
 			k++;
 		if (k < nl && lines[k].line == no) {
@@ -163,15 +132,15 @@ annotate_func(const struct profile *p, const struct callgraph *g,
 			snprintf(shares, sizeof(shares), "(%.1f%% / %5.1f%%)",
 				 pct(lines[k].total, g->samples),
 				 pct(lines[k].total, cf->total));
-			fprintf(out, "%5llu  %-17s |  %4d  | %s\n",
-				(unsigned long long)lines[k].total, shares, no,
-				text);
+			fprintf(out, "%5llu  %-17s |  %4d  | ",
+				(unsigned long long)lines[k].total, shares, no);
 		} else {
-			fprintf(out, "                         |  %4d  | %s\n",
-				no, text);
+			fprintf(out, "                         |  %4d  | ", no);
 		}
+		utf8_put_escaped(out, text, UTF8_KEEP_TAB);
+		fputc('\n', out);
 	}
-	fclose(src);
+	free(src);
 	free(text);
 }
 
@@ -207,11 +176,14 @@ annotate_write(const struct profile *p, const struct output_opts *o,
 	sort_graph = NULL;
 	max = o->limit ? o->limit : o->regex ? n : DEFAULT_FUNCS;
 	for (size_t i = 0; i < n && shown < max; i++, shown++)
-		annotate_func(p, g, order[i], f);
-	if (!n)
-		fprintf(f, "no Ruby function %s%s%s has samples\n",
-			o->regex ? "matching /" : "", o->regex ? o->regex : "",
-			o->regex ? "/" : "");
+		annotate_func(p, g, o, order[i], f);
+	if (!n) {
+		fputs(o->regex ? "no Ruby function matching /"
+			       : "no Ruby function", f);
+		if (o->regex)
+			utf8_put_escaped(f, o->regex, 0);
+		fputs(o->regex ? "/ has samples\n" : " has samples\n", f);
+	}
 	else if (shown < n)
 		fprintf(f, "(%zu more functions under the %zu shown)\n",
 			n - shown, shown);

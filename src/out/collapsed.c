@@ -25,9 +25,15 @@ collapsed_sanitize(const char *in, size_t len, char *out, size_t cap)
 	if (cap == 0)
 		return 0;
 	while (i < len && o + 4 < cap) {
-		size_t l = utf8_len(p + i, len - i, NULL);
+		uint32_t cp;
+		size_t l = utf8_len(p + i, len - i, &cp);
 
-		if (l == 0) {
+		if (l == 2 && cp < 0xa0) {
+			/* A C1 control (U+009B is CSI to some terminals):
+			 * a space, as the C0 ones. */
+			out[o++] = ' ';
+			i += l;
+		} else if (l == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);	/* U+FFFD */
 			o += 3;
 			i++;

@@ -15,39 +15,25 @@
 
 #include "rbflame/callgraph.h"
 #include "rbflame/output.h"
+#include "rbflame/utf8.h"
 #include "rbflame/xmalloc.h"
 
-/* A dot string's contents: quotes and backslashes escaped, control bytes
- * and bytes above ASCII that do not form UTF-8 as '?'. */
+/* A dot string's contents: the text escaped as everywhere
+ * (utf8_escape(): control characters as "\xHH", invalid UTF-8 U+FFFD),
+ * then quotes and backslashes escaped for dot. */
 static void
 put_dot_str(FILE *f, const char *s)
 {
-	const unsigned char *p = (const unsigned char *)s;
+	size_t cap = 4 * strlen(s) + 1;
+	char *e = xmalloc(cap);
 
-	while (*p) {
-		size_t l = 1;
-
-		if (*p >= 0xc2 && *p <= 0xf4) {
-			l = *p >= 0xf0 ? 4 : *p >= 0xe0 ? 3 : 2;
-			for (size_t i = 1; i < l; i++)
-				if ((p[i] & 0xc0) != 0x80)
-					l = 0;
-		} else if (*p >= 0x80) {
-			l = 0;
-		}
-		if (l == 0) {
-			fputc('?', f);
-			p++;
-		} else if (l > 1) {
-			fwrite(p, 1, l, f);
-			p += l;
-		} else {
-			if (*p == '"' || *p == '\\')
-				fputc('\\', f);
-			fputc(*p < 0x20 || *p == 0x7f ? ' ' : *p, f);
-			p++;
-		}
+	utf8_escape(s, e, cap, 0);
+	for (const char *p = e; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			fputc('\\', f);
+		fputc(*p, f);
 	}
+	free(e);
 }
 
 static const struct callgraph *sort_graph;

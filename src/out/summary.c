@@ -5,7 +5,8 @@
  * share), then one row per function ("summary") or per source line
  * ("lines") with its total and self samples and their shares, heaviest
  * self first, --limit N rows at most. One file for both: they are the
- * same table over the call graph's functions or its lines.
+ * same table over the call graph's functions or its lines. Names and
+ * paths are the target's: printed through utf8_put_escaped().
  */
 #include "config.h"
 
@@ -15,6 +16,7 @@
 
 #include "rbflame/callgraph.h"
 #include "rbflame/output.h"
+#include "rbflame/utf8.h"
 #include "rbflame/xmalloc.h"
 
 struct row {
@@ -131,11 +133,14 @@ header(const struct profile *p, uint64_t total, FILE *f)
 	uint64_t gc = gc_samples(p);
 
 	fputs("==================================\n", f);
-	if (p->meta.mode && p->stats.rate_hz > 0)
-		fprintf(f, "  Mode: %s(%g Hz)\n", p->meta.mode,
-			p->stats.rate_hz);
-	else if (p->meta.mode)
-		fprintf(f, "  Mode: %s\n", p->meta.mode);
+	if (p->meta.mode) {
+		/* A recording's, so anything: escaped like every name. */
+		fputs("  Mode: ", f);
+		utf8_put_escaped(f, p->meta.mode, 0);
+		if (p->stats.rate_hz > 0)
+			fprintf(f, "(%g Hz)", p->stats.rate_hz);
+		fputc('\n', f);
+	}
 	fprintf(f, "  Samples: %llu (%.2f%% failed reads)\n",
 		(unsigned long long)total,
 		pct(p->stats.failed, total + p->stats.failed));
@@ -193,11 +198,15 @@ report(const struct profile *p, const struct output_opts *o, FILE *f,
 		put_pct(f, pct(r->total, total));
 		fprintf(f, "  %10llu ", (unsigned long long)r->self);
 		put_pct(f, pct(r->self, total));
-		fprintf(f, "     %s", func_name(p, g, r->func));
-		if (by_line && *file)
-			fprintf(f, " (%s:%d)", file, r->line);
-		else if (amb[r->func] && *file)
-			fprintf(f, " (%s)", file);
+		fputs("     ", f);
+		utf8_put_escaped(f, func_name(p, g, r->func), 0);
+		if (*file && (by_line || amb[r->func])) {
+			fputs(" (", f);
+			utf8_put_escaped(f, file, 0);
+			if (by_line)
+				fprintf(f, ":%d", r->line);
+			fputc(')', f);
+		}
 		fputc('\n', f);
 	}
 	if (shown < n)

@@ -12,12 +12,14 @@
  * exist, and a few preprocessor macros, which DWARF does not carry:
  * constants, each with the reason it is safe.
  *
- * Owns the libdw handle and its file descriptor of one struct ruby_dwarf.
+ * Owns the libdw handles, their libelf handles and file descriptors of
+ * one struct ruby_dwarf (the file, and its dwz file when it links one).
  */
 #include "config.h"
 
 #include <dwarf.h>
 #include <elfutils/libdw.h>
+#include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -25,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <libelf.h>
 
 #include "rbflame/ruby_dwarf.h"
 #include "rbflame/xmalloc.h"
@@ -50,8 +53,9 @@ struct entry {
 };
 
 struct ruby_dwarf {
-	int fd;
-	Dwarf *dbg;
+	int fd, alt_fd;
+	Elf *elf, *alt_elf;
+	Dwarf *dbg, *alt;
 	struct entry *tab;
 	size_t cap, n;
 	size_t dies;		/* visited, bounded by MAX_DIES */
@@ -300,22 +304,64 @@ wanted(Dwarf_Die *cu, const char *const *cus)
 	return false;
 }
 
+/*
+ * libdw over a descriptor: read with pread (ELF_C_READ), not mmap, so a
+ * file truncated under us is a read error, never a SIGBUS.
+ */
+static Dwarf *
+begin(int fd, Elf **elfp)
+{
+	*elfp = elf_begin(fd, ELF_C_READ, NULL);
+	if (!*elfp)
+		return NULL;
+	return dwarf_begin_elf(*elfp, DWARF_C_READ, NULL);
+}
+
 struct ruby_dwarf *
 ruby_dwarf_open(const char *path, const char *const *cus)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+
+	if (fd < 0)
+		return NULL;
+	return ruby_dwarf_open_fd(fd, -1, cus);
+}
+
+struct ruby_dwarf *
+ruby_dwarf_open_fd(int fd, int alt_fd, const char *const *cus)
 {
 	struct ruby_dwarf *d;
 	Dwarf_CU *cu = NULL;
 	Dwarf_Die cudie;
 	unsigned units = 0, used = 0;
+	const char *altname;
+	const void *altid;
 	int saved;
 
 	d = xcalloc(1, sizeof(*d));
-	d->fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (d->fd < 0)
+	d->fd = fd;
+	d->alt_fd = alt_fd;
+	if (d->fd < 0) {
+		errno = EBADF;
 		goto fail;
-	d->dbg = dwarf_begin(d->fd, DWARF_C_READ);
-	if (!d->dbg) {
+	}
+	if (elf_version(EV_CURRENT) == EV_NONE ||
+	    !(d->dbg = begin(d->fd, &d->elf))) {
 		errno = ENODATA;
+		goto fail;
+	}
+	/* libdw would look for a dwz file itself, with open(2) on the
+	 * host's paths: it gets ours, or none is followed. */
+	if (d->alt_fd >= 0) {
+		d->alt = begin(d->alt_fd, &d->alt_elf);
+		if (!d->alt) {
+			errno = ENODATA;
+			goto fail;
+		}
+		dwarf_setalt(d->dbg, d->alt);
+	} else if (dwelf_dwarf_gnu_debugaltlink(d->dbg, &altname,
+						&altid) > 0) {
+		errno = ENOLINK;
 		goto fail;
 	}
 	while (units++ < MAX_UNITS &&
@@ -347,9 +393,17 @@ ruby_dwarf_close(struct ruby_dwarf *d)
 	if (!d)
 		return;
 	if (d->dbg)
-		dwarf_end(d->dbg);
+		dwarf_end(d->dbg);	/* not the alt, which we set */
+	if (d->alt)
+		dwarf_end(d->alt);
+	if (d->elf)
+		elf_end(d->elf);
+	if (d->alt_elf)
+		elf_end(d->alt_elf);
 	if (d->fd >= 0)
 		close(d->fd);
+	if (d->alt_fd >= 0)
+		close(d->alt_fd);
 	free(d->tab);
 	free(d);
 }

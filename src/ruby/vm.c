@@ -27,6 +27,7 @@
 #include "rbflame/ruby.h"
 #include "rbflame/ruby_dwarf.h"
 #include "rbflame/symtab.h"
+#include "rbflame/tfile.h"
 #include "rbflame/xmalloc.h"
 
 #define SCAN_MAX_BYTES (16u << 20)	/* bound on one data region */
@@ -258,34 +259,35 @@ static struct {
 	struct ruby_dwarf_layout dl;
 } dwarf_cache;
 
+/* The target's files: its root, as tfile opens it, and its prefix as
+ * maps shows paths (proc_path_in_root()). */
+struct files {
+	struct tfile_root *root;	/* NULL: none can be read */
+	char prefix[4096];
+};
+
 /*
- * The layout from the DWARF of the Ruby file path (as the target sees
- * it), or NULL with note saying why there is none.
+ * The layout from the DWARF of the Ruby file path (as maps shows it), or
+ * NULL with note saying why there is none.
  */
 static const struct ruby_layout *
-dwarf_layout_for(pid_t pid, const char *path, const char *version,
-		 char *note, size_t cap)
+dwarf_layout_for(const struct files *fs, const char *path,
+		 const char *version, char *note, size_t cap)
 {
-	char procroot[64], dbgpath[4096], why[200] = "";
+	const char *in_root = proc_path_in_root(fs->prefix, path);
+	struct elf_dwarf ed;
+	char why[200] = "";
 	struct ruby_dwarf *d;
 	struct stat st;
-	char *full;
-	int err;
+	int fd, err;
 
-	snprintf(procroot, sizeof(procroot), "%s/%d/root", proc_dir, (int)pid);
-	{
-		char root[4096];
-
-		if (proc_root_prefix(pid, root, sizeof(root)) < 0)
-			strcpy(root, "/");
-		full = proc_target_path(pid, root, path);
-	}
-	if (stat(full, &st) < 0) {
+	fd = tfile_open(fs->root, in_root, TFILE_CAP_ELF, &st);
+	if (fd < 0) {
 		snprintf(note, cap, "cannot read %s: %s", path,
 			 strerror(errno));
-		free(full);
 		return NULL;
 	}
+	close(fd);
 	if (dwarf_cache.valid && dwarf_cache.dev == st.st_dev &&
 	    dwarf_cache.ino == st.st_ino && dwarf_cache.size == st.st_size &&
 	    dwarf_cache.mtime.tv_sec == st.st_mtim.tv_sec &&
@@ -300,36 +302,37 @@ dwarf_layout_for(pid_t pid, const char *path, const char *version,
 	dwarf_cache.mtime = st.st_mtim;
 	snprintf(dwarf_cache.version, sizeof(dwarf_cache.version), "%s",
 		 version);
-	/* full is procroot + the path under the target's root. */
-	if (elf_find_dwarf(procroot, full + strlen(procroot), dbgpath,
-			   sizeof(dbgpath)) < 0) {
-		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
-			 "%s has no DWARF debug info and no debug file was found",
-			 path);
+	if (elf_find_dwarf(fs->root, in_root, &ed) < 0) {
+		if (errno == ENOLINK)
+			snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
+				 "the DWARF of %s needs its dwz file (.gnu_debugaltlink), which was not found",
+				 path);
+		else
+			snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
+				 "%s has no DWARF debug info and no debug file was found",
+				 path);
 		goto out;
 	}
-	d = ruby_dwarf_open(dbgpath, ruby_dwarf_cus);
+	d = ruby_dwarf_open_fd(ed.fd, ed.alt_fd, ruby_dwarf_cus);
 	if (!d) {
 		err = errno;
 		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
-			 "cannot read the DWARF of %s: %s",
-			 dbgpath + strlen(procroot),
+			 "cannot read the DWARF of %.200s: %s", ed.path,
 			 err == ENOENT ? "no vm.c compilation unit"
 				       : strerror(err));
 		goto out;
 	}
-	if (ruby_dwarf_layout(d, version, dbgpath + strlen(procroot),
-			      &dwarf_cache.dl, why, sizeof(why)) < 0)
+	if (ruby_dwarf_layout(d, version, ed.path, &dwarf_cache.dl, why,
+			      sizeof(why)) < 0)
 		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
-			 "the DWARF of %s does not describe Ruby's VM: %s",
-			 dbgpath + strlen(procroot), why);
+			 "the DWARF of %.200s does not describe Ruby's VM: %s",
+			 ed.path, why);
 	else
 		dwarf_cache.found = true;
 	ruby_dwarf_close(d);
 	debug_msg("DWARF layout of %s: %s", path,
 		  dwarf_cache.found ? dwarf_cache.dl.source : dwarf_cache.note);
 out:
-	free(full);
 	snprintf(note, cap, "%s", dwarf_cache.note);
 	return dwarf_cache.found ? &dwarf_cache.dl.layout : NULL;
 }
@@ -353,8 +356,8 @@ nearest_warning(const struct ruby_vm *vm)
 
 /* Chooses between the DWARF and the generated layout (see ruby.h). */
 static const struct ruby_layout *
-choose_layout(pid_t pid, const char *path, const char *force_version,
-	      struct ruby_vm *vm)
+choose_layout(const struct files *fs, const char *path,
+	      const char *force_version, struct ruby_vm *vm)
 {
 	const char *mode = getenv("RBFLAME_LAYOUT");
 	const struct ruby_layout_field *f;
@@ -372,7 +375,7 @@ choose_layout(pid_t pid, const char *path, const char *force_version,
 			nearest_warning(vm);
 		return vm->generated;
 	}
-	vm->dwarf = dwarf_layout_for(pid, path, vm->version, vm->dwarf_note,
+	vm->dwarf = dwarf_layout_for(fs, path, vm->version, vm->dwarf_note,
 				     sizeof(vm->dwarf_note));
 	if (mode && !strcmp(mode, "dwarf")) {
 		if (!vm->dwarf) {
@@ -417,18 +420,14 @@ ruby_vm_unsupported_msg(const struct ruby_vm *vm, pid_t pid, char *buf,
 /* Which mapped file is Ruby: libruby first, then the executable (a static
  * ruby). Fills the symbol addresses (link-time) and returns the path. */
 static const char *
-find_ruby_file(pid_t pid, const struct maps *mp, uint64_t *syms)
+find_ruby_file(const struct files *fs, const struct maps *mp, uint64_t *syms)
 {
-	char root[4096];
 	const char *tried = NULL;
 
-	if (proc_root_prefix(pid, root, sizeof(root)) < 0)
-		strcpy(root, "/");
 	for (int pass = 0; pass < 2; pass++) {
 		for (size_t i = 0; i < mp->n; i++) {
 			const char *p = mp->v[i].path;
 			const char *base;
-			char *full;
 			int found;
 
 			if (!p || p[0] != '/' || (tried && !strcmp(p, tried)))
@@ -442,10 +441,11 @@ find_ruby_file(pid_t pid, const struct maps *mp, uint64_t *syms)
 			    strcmp(p, mp->v[0].path))
 				continue;
 			tried = p;
-			full = proc_target_path(pid, root, p);
-			found = elf_lookup_symbols(NULL, full, sym_names, syms,
-						   NULL, NSYMS);
-			free(full);
+			found = elf_lookup_symbols(fs->root,
+						   proc_path_in_root(fs->prefix,
+								     p),
+						   sym_names, syms, NULL,
+						   NSYMS);
 			if (found > 0 && syms[SYM_VERSION])
 				return p;
 		}
@@ -459,35 +459,29 @@ find_ruby_file(pid_t pid, const struct maps *mp, uint64_t *syms)
  * descriptor _thread_db_pthread_tid = { bits, count, offset }, in
  * libpthread (glibc < 2.34, a local symbol) or libc. */
 static uint32_t
-pthread_tid_offset(pid_t pid, const struct maps *mp, struct mem *mem,
-		   struct symtab *st)
+pthread_tid_offset(const struct files *fs, const struct maps *mp,
+		   struct mem *mem, struct symtab *st)
 {
 	static const char *const name[1] = { "_thread_db_pthread_tid" };
-	char root[4096];
 
-	if (proc_root_prefix(pid, root, sizeof(root)) < 0)
-		strcpy(root, "/");
 	for (size_t i = 0; i < mp->n; i++) {
 		const char *p = mp->v[i].path, *base;
 		struct symtab_module mod;
 		uint64_t addr = 0;
 		uint32_t desc[3];
-		char *full;
 
 		if (!p || !(base = strrchr(p, '/')) ||
 		    (strncmp(base + 1, "libpthread", 10) &&
 		     strncmp(base + 1, "libc.so", 7) &&
 		     strncmp(base + 1, "libc-", 5)))
 			continue;
-		full = proc_target_path(pid, root, p);
-		if (elf_lookup_symbols(NULL, full, name, &addr, NULL, 1) == 1 &&
+		if (elf_lookup_symbols(fs->root,
+				       proc_path_in_root(fs->prefix, p), name,
+				       &addr, NULL, 1) == 1 &&
 		    symtab_module(st, mp->v[i].start, &mod) == 0 && mod.elf &&
 		    mem_read(mem, addr + mod.bias, desc, sizeof(desc)) == 0 &&
-		    desc[0] == 32 && desc[1] == 1 && desc[2] < 4096) {
-			free(full);
+		    desc[0] == 32 && desc[1] == 1 && desc[2] < 4096)
 			return desc[2];
-		}
-		free(full);
 	}
 	return PTHREAD_TID_OFF_DEFAULT;
 }
@@ -537,6 +531,7 @@ ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 	uint64_t syms[NSYMS] = { 0 };
 	struct symtab_module mod;
 	struct region rg[8];
+	struct files fs;
 	struct maps mp;
 	const char *path;
 	size_t nrg;
@@ -545,7 +540,10 @@ ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 	memset(vm, 0, sizeof(*vm));
 	if (proc_maps_read(pid, &mp) < 0)
 		return -1;
-	path = find_ruby_file(pid, &mp, syms);
+	fs.root = tfile_root_pid(pid);
+	if (proc_root_prefix(pid, fs.prefix, sizeof(fs.prefix)) < 0)
+		strcpy(fs.prefix, "/");
+	path = find_ruby_file(&fs, &mp, syms);
 	if (!path) {
 		err = ENOENT;
 		goto out;
@@ -567,7 +565,7 @@ have_bias:
 	if (syms[SYM_DESCRIPTION])
 		mem_read_str(mem, syms[SYM_DESCRIPTION] + mod.bias,
 			     vm->description, sizeof(vm->description));
-	vm->layout = choose_layout(pid, path, force_version, vm);
+	vm->layout = choose_layout(&fs, path, force_version, vm);
 	if (!vm->layout) {
 		err = ENOTSUP;
 		goto out;
@@ -595,7 +593,7 @@ have_bias:
 	else
 		vm->symbols = scan(mem, vm->layout, rg, nrg, false,
 				   symbols_valid);
-	vm->pthread_tid_off = pthread_tid_offset(pid, &mp, mem, st);
+	vm->pthread_tid_off = pthread_tid_offset(&fs, &mp, mem, st);
 	if (!pthread_tid_valid(pid, mem, vm->layout, vm->vm,
 			       vm->pthread_tid_off)) {
 		debug_msg("no thread id at offset %#x of the main thread's struct pthread: using the VM's",
@@ -608,6 +606,7 @@ have_bias:
 		  (unsigned long long)vm->symbols,
 		  vm->layout == vm->dwarf ? vm->layout->source : "built-in");
 out:
+	tfile_root_destroy(fs.root);
 	maps_free(&mp);
 	if (err) {
 		errno = err;

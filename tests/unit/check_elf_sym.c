@@ -37,6 +37,7 @@
 #include "rbflame/elf_sym.h"
 #include "rbflame/mem.h"
 #include "rbflame/symtab.h"
+#include "rbflame/tfile.h"
 #include "rbflame/unwind.h"
 
 /* Known frames: no inlining, cloning or sibling calls, whatever -O. */
@@ -411,6 +412,22 @@ static const struct tsym rules_syms[] = {
 };
 /* clang-format on */
 
+/* path opened inside root (NULL: the host's "/"), as a target's. */
+static struct elf_file *
+open_at(const char *root, const char *path)
+{
+	struct tfile_root *r = tfile_root_dir(root ? root : "/");
+	struct elf_file *ef;
+	int saved;
+
+	ck_assert_ptr_nonnull(r);
+	ef = elf_file_open(r, path);
+	saved = errno;
+	tfile_root_destroy(r);
+	errno = saved;
+	return ef;
+}
+
 static const uint8_t rules_id[] = {0xab, 0xcd, 1, 2, 3, 4, 5, 6};
 
 static struct elf_file *
@@ -425,7 +442,7 @@ open_rules(void)
 	struct elf_file *ef;
 
 	write_elf(tpath("/rules"), &t);
-	ef = elf_file_open("", tpath("/rules"));
+	ef = open_at(NULL, tpath("/rules"));
 	ck_assert_msg(ef != NULL, "open: %s", strerror(errno));
 	return ef;
 }
@@ -574,7 +591,7 @@ write_pair(const char *rel, bool link, bool good_crc, const uint8_t *main_id,
 static void
 expect_debug_symbols(bool found)
 {
-	struct elf_file *ef = elf_file_open(tmpdir, "/lib/main.so");
+	struct elf_file *ef = open_at(tmpdir, "/lib/main.so");
 
 	ck_assert_msg(ef != NULL, "open: %s", strerror(errno));
 	expect_sym(ef, 0x401004, "dyn_only", 4);
@@ -619,7 +636,7 @@ START_TEST(test_debuglink_needs_root)
 
 	/* Without the root prefix the debug file is not where we look. */
 	write_pair("/usr/lib/debug/lib/main.debug", true, true, NULL, NULL);
-	ef = elf_file_open(NULL, tpath("/lib/main.so"));
+	ef = open_at(NULL, tpath("/lib/main.so"));
 	ck_assert_ptr_nonnull(ef);
 	expect_nosym(ef, 0x401024);
 	elf_file_close(ef);
@@ -642,12 +659,135 @@ START_TEST(test_build_id_mismatch)
 }
 END_TEST
 
+static double
+seconds_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) +
+	       (double)(t1.tv_nsec - t0->tv_nsec) / 1e9;
+}
+
+/*
+ * A debuglink candidate is read whole for its CRC: a 2 GiB sparse file
+ * there (once 17.6 s of reading, the target's signals held as long) is
+ * refused by its size, one below the cap that is no ELF file with a
+ * .symtab is not read at all.
+ */
+START_TEST(test_debuglink_huge)
+{
+	struct timespec t0;
+	double s;
+
+	write_pair("/lib/main.debug", true, true, NULL, NULL);
+	ck_assert_int_eq(truncate(tpath("/lib/main.debug"), 2ll << 30), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	expect_debug_symbols(false);
+	s = seconds_since(&t0);
+	ck_assert_msg(s < 1.0, "2 GiB debuglink candidate: %.2f s", s);
+
+	write_pair("/lib/main.debug", true, true, NULL, NULL);
+	spill(tpath("/lib/main.debug"), "", 0);
+	ck_assert_int_eq(truncate(tpath("/lib/main.debug"),
+				  TFILE_CAP_DEBUGLINK - 1), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	expect_debug_symbols(false);
+	s = seconds_since(&t0);
+	ck_assert_msg(s < 0.5, "zeros below the cap: %.2f s", s);
+}
+END_TEST
+
+/* An absolute symlink resolves inside the root, not on the host. */
+START_TEST(test_debuglink_symlink_in_root)
+{
+	write_pair("/usr/lib/debug/real.debug", true, true, NULL, NULL);
+	ck_assert_int_eq(symlink("/usr/lib/debug/real.debug",
+				 tpath("/lib/main.debug")), 0);
+	expect_debug_symbols(true);
+}
+END_TEST
+
+/*
+ * A DWARF file linking a dwz file (.gnu_debugaltlink: a name, NUL, its
+ * build-id): elf_find_dwarf() finds it inside the root, by name, when
+ * its build-id matches, and refuses the DWARF otherwise (ENOLINK), FIFO
+ * included, rather than let libdw open the name on the host.
+ */
+static void
+write_dwarf_with_alt(const char *alt_name)
+{
+	char cmd[3 * PATH_MAX], link[256];
+	size_t nl = strlen(alt_name) + 1;
+	struct telf t = { .syms = rules_syms, .nsyms = 1 };
+
+	write_elf(tpath("/lib/plain.so"), &t);
+	memcpy(link, alt_name, nl);
+	memcpy(link + nl, dbg_id, sizeof(dbg_id));
+	spill(tpath("/link.bin"), link, nl + sizeof(dbg_id));
+	spill(tpath("/info.bin"), "not really DWARF", 16);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --add-section .debug_info='%s' "
+		 "--add-section .gnu_debugaltlink='%s' '%s' '%s'",
+		 tpath("/info.bin"), tpath("/link.bin"),
+		 tpath("/lib/plain.so"), tpath("/lib/dwz.so"));
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int
+find_dwarf_in_tmpdir(struct elf_dwarf *ed)
+{
+	struct tfile_root *r = tfile_root_dir(tmpdir);
+	int ret, saved;
+
+	ret = elf_find_dwarf(r, "/lib/dwz.so", ed);
+	saved = errno;
+	tfile_root_destroy(r);
+	errno = saved;
+	return ret;
+}
+
+START_TEST(test_dwarf_alt_file)
+{
+	struct telf alt = { .syms = rules_syms, .nsyms = 1,
+			    .build_id = dbg_id, .build_id_len = 5 };
+	struct elf_dwarf ed;
+
+	write_dwarf_with_alt("/usr/lib/debug/.dwz/common.debug");
+	errno = 0;
+	ck_assert_int_eq(find_dwarf_in_tmpdir(&ed), -1);
+	ck_assert_int_eq(errno, ENOLINK);
+
+	write_elf(tpath("/usr/lib/debug/.dwz/common.debug"), &alt);
+	ck_assert_int_eq(find_dwarf_in_tmpdir(&ed), 0);
+	ck_assert_str_eq(ed.path, "/lib/dwz.so");
+	ck_assert_int_ge(ed.fd, 0);
+	ck_assert_int_ge(ed.alt_fd, 0);
+	close(ed.fd);
+	close(ed.alt_fd);
+
+	/* Another build-id under that name is not its dwz file. */
+	alt.build_id = other_id;
+	write_elf(tpath("/usr/lib/debug/.dwz/common.debug"), &alt);
+	errno = 0;
+	ck_assert_int_eq(find_dwarf_in_tmpdir(&ed), -1);
+	ck_assert_int_eq(errno, ENOLINK);
+
+	/* A FIFO is refused at once (libdw's open(2) would block). */
+	write_dwarf_with_alt("/fifo");
+	ck_assert_int_eq(mkfifo(tpath("/fifo"), 0644), 0);
+	errno = 0;
+	ck_assert_int_eq(find_dwarf_in_tmpdir(&ed), -1);
+	ck_assert_int_eq(errno, ENOLINK);
+}
+END_TEST
+
 /* ---- malformed input ----------------------------------------------- */
 
 static void
 open_no_crash(const char *path)
 {
-	struct elf_file *ef = elf_file_open("", path);
+	struct elf_file *ef = open_at(NULL, path);
 
 	if (ef) {
 		uint64_t v, s;
@@ -671,7 +811,7 @@ START_TEST(test_garbage)
 		buf[i] = rand() & 0xff;
 	spill(tpath("/garbage"), buf, sizeof(buf));
 	errno = 0;
-	ck_assert_ptr_null(elf_file_open("", tpath("/garbage")));
+	ck_assert_ptr_null(open_at(NULL, tpath("/garbage")));
 	ck_assert_int_eq(errno, ENOEXEC);
 
 	/* An ELF ident followed by garbage. */
@@ -680,12 +820,12 @@ START_TEST(test_garbage)
 	open_no_crash(tpath("/garbage"));
 
 	spill(tpath("/empty"), buf, 0);
-	ck_assert_ptr_null(elf_file_open("", tpath("/empty")));
-	ck_assert_ptr_null(elf_file_open("", tmpdir)); /* a directory */
+	ck_assert_ptr_null(open_at(NULL, tpath("/empty")));
+	ck_assert_ptr_null(open_at(NULL, tmpdir)); /* a directory */
 	errno = 0;
-	ck_assert_ptr_null(elf_file_open("", tpath("/missing")));
+	ck_assert_ptr_null(open_at(NULL, tpath("/missing")));
 	ck_assert_int_eq(errno, ENOENT);
-	ck_assert_ptr_null(elf_file_open("", ""));
+	ck_assert_ptr_null(open_at(NULL, ""));
 }
 END_TEST
 
@@ -773,7 +913,16 @@ START_TEST(test_self_exe)
 	ck_assert(ip >= mod.start && ip < mod.end);
 
 	/* The same file opened directly, at the link-time address. */
-	ef = elf_file_open("", "/proc/self/exe");
+	{
+		/* By its name: /proc/self/exe is a magic link, which a
+		 * target's file name may not be. */
+		char exe[PATH_MAX];
+		ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+		ck_assert_int_gt(n, 0);
+		exe[n] = '\0';
+		ef = open_at(NULL, exe);
+	}
 	ck_assert_ptr_nonnull(ef);
 	name = elf_file_symbol(ef, ip - mod.bias, &off);
 	ck_assert_ptr_nonnull(name);
@@ -1107,6 +1256,9 @@ elf_suite(void)
 	tcase_add_test(tc, test_debuglink_needs_root);
 	tcase_add_test(tc, test_build_id_dir);
 	tcase_add_test(tc, test_build_id_mismatch);
+	tcase_add_test(tc, test_debuglink_huge);
+	tcase_add_test(tc, test_debuglink_symlink_in_root);
+	tcase_add_test(tc, test_dwarf_alt_file);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("malformed");

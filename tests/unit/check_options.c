@@ -395,6 +395,25 @@ START_TEST(test_formats_given)
 	formats = &output_formats;
 }
 END_TEST
+
+/* Sources of a recording: only under a root the user names. */
+START_TEST(test_report_source_root)
+{
+	struct report_options r;
+	const char *none[] = { "report", "-i", "p.rbflame", "-f", "annotate" };
+	const char *dir[] = { "report", "-i", "p.rbflame", "-f", "annotate",
+			      "--source-root", "/srv/app" };
+	const char *empty[] = { "report", "-i", "p", "--source-root", "" };
+
+	ck_assert_int_eq(report_list(&r, 5, none), OPTIONS_OK);
+	ck_assert_ptr_null(r.source_root);
+	ck_assert_ptr_null(r.view.sources);
+	ck_assert_int_eq(report_list(&r, 7, dir), OPTIONS_OK);
+	ck_assert_str_eq(r.source_root, "/srv/app");
+	ck_assert_int_eq(report_list(&r, 5, empty), OPTIONS_ERROR);
+	ck_assert_ptr_nonnull(strstr(err, "--source-root"));
+}
+END_TEST
 /* ---- end of outputs ---- */
 
 int
@@ -417,6 +436,7 @@ main(void)
 	tcase_add_test(tc, test_outputs);
 	tcase_add_test(tc, test_report);
 	tcase_add_test(tc, test_formats_given);
+	tcase_add_test(tc, test_report_source_root);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

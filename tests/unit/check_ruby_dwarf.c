@@ -196,6 +196,36 @@ START_TEST(not_ruby)
 }
 END_TEST
 
+/*
+ * A file linking a dwz file: libdw would open the name it gives itself,
+ * with open(2) on the host. Without the dwz file from the caller (found
+ * inside the target's root by elf_find_dwarf()) the DWARF is refused.
+ */
+START_TEST(dwz_link_needs_alt)
+{
+	char dir[] = "/tmp/check_ruby_dwarf.XXXXXX", cmd[1024], path[256];
+	static const char link[] = "/fifo\0\x12\x34\x56\x78\x9a";
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/link.bin", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fwrite(link, 1, sizeof(link) - 1, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd),
+		 "objcopy --add-section .gnu_debugaltlink='%s' '%s' '%s/dwz'",
+		 path, samples[0], dir);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(path, sizeof(path), "%s/dwz", dir);
+	errno = 0;
+	ck_assert_ptr_null(ruby_dwarf_open(path, NULL));
+	ck_assert_int_eq(errno, ENOLINK);
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static size_t
 field_size(const struct ruby_layout_field *f)
 {
@@ -378,6 +408,7 @@ dwarf_suite(void)
 	tcase_add_loop_test(tc, bitfields, 0, 2);
 	tcase_add_loop_test(tc, enums, 0, 2);
 	tcase_add_test(tc, not_ruby);
+	tcase_add_test(tc, dwz_link_needs_alt);
 	tcase_add_test(tc, field_list);
 	tcase_add_test(tc, rules);
 	tcase_add_test(tc, field_helpers);

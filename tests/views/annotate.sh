@@ -8,8 +8,10 @@
 # of all samples and of the function's. The source is read through the
 # target's root: a workload whose file exists only in its own mount
 # namespace (a tmpfs mounted there) is still annotated. 'rbflame report
-# -f annotate' does the same from a recording; a bad pattern is a usage
-# error.
+# -f annotate' does the same from a recording, reading the sources under
+# --source-root only (without it: none, and a notice says why); a bad
+# pattern is a usage error. (tests/security/annotate.sh: what a hostile
+# target can name.)
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-views.sh"
@@ -43,12 +45,26 @@ check_tax "$T/live.folded" "$VFIX/workload.rb"
 say "live: Workload#tax annotated at line $tax_line"
 
 "$RBFLAME" report -i "$T/live.rbflame" -f annotate --match 'tax$' \
-	>"$T/report.txt" || fail "rbflame report -f annotate failed"
+	--source-root / >"$T/report.txt" ||
+	fail "rbflame report -f annotate --source-root / failed"
 check_tax "$T/report.txt" "$VFIX/workload.rb"
-say "report -i live.rbflame -f annotate: the same"
+say "report -i live.rbflame -f annotate --source-root /: the same"
+
+# Without --source-root no file is read.
+"$RBFLAME" report -i "$T/live.rbflame" -f annotate --match 'tax$' \
+	>"$T/nosrc.txt" 2>"$T/nosrc.err" ||
+	fail "rbflame report -f annotate (no --source-root) failed"
+grep -qE "^Workload#tax \\($VFIX/workload.rb:[0-9]+\\)$" "$T/nosrc.txt" ||
+	fail "no --source-root: no header: $(cat "$T/nosrc.txt")"
+grep -qx ' \{25\}|  (source not available)' "$T/nosrc.txt" ||
+	fail "no --source-root: a source was read: $(cat "$T/nosrc.txt")"
+grep -q "^rbflame: annotate: no source file is read without --source-root" \
+	"$T/nosrc.err" || fail "no --source-root: no notice: $(cat "$T/nosrc.err")"
+say "report -f annotate without --source-root: no source, a notice"
 
 # Without --match: the heaviest functions, --limit of them.
 "$RBFLAME" report -i "$T/live.rbflame" -f annotate --limit 2 \
+	--source-root / \
 	>"$T/top.txt" || fail "rbflame report -f annotate --limit 2 failed"
 [ "$(grep -cE '^[^ ].* \(/.*:[0-9]+\)$' "$T/top.txt")" = 2 ] ||
 	fail "--limit 2 did not annotate 2 functions: $(cat "$T/top.txt")"
