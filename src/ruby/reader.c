@@ -868,10 +868,16 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 
 		r->bad = false;
 		if (iseq && pc) {
-			if (iseq_frame_cached(r, iseq, pc, ep, out) == 0)
-				st->nframes++;
-			else
+			/* A Ruby frame that cannot be read, or is torn (being
+			 * pushed or popped: its method entry runs another
+			 * iseq), spoils the stack: left out, the stack would
+			 * be one the program never had (A#run;A#hand with
+			 * the A#a6 between them missing). */
+			if (iseq_frame_cached(r, iseq, pc, ep, out) < 0) {
 				r->stats.bad_frames++;
+				return -1;
+			}
+			st->nframes++;
 			continue;
 		}
 		/* No iseq and pc: a C function frame, or a frame of no
