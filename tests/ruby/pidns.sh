@@ -74,11 +74,14 @@ assert_collapsed "$T/thr.folded" "pidns --threads"
 want="^thread (${TID[main]}|${TID[w-alpha]}|${TID[w-bravo]}|${TID[w-charlie]}|${TID[w-delta]}|${TID[w-echo]}) \""
 assert_share "$T/thr.folded" "$want" 100 "stacks rooted at a host tid"
 check_thread() {
-	local name=$1 tid=${TID[$1]} s
+	local name=$1 tid=${TID[$1]} s root
 	s=$(expand_stack "thread $tid \"$name\";$2")
 	if [ "$name" = main ]; then
+		# From its sleep on: before it, main may still be finishing
+		# the write of "ready", waiting for the GVL (named-threads.sh).
+		root=$(expand_stack "thread $tid \"$name\";<main> {main-sleep}")
 		assert_stacks "$T/thr.folded" 95 "$name (tid $tid)" \
-			--within "thread $tid \"$name\";" "$s"
+			--within "$root;" "$s"
 	else
 		assert_stacks "$T/thr.folded" 95 "$name (tid $tid)" \
 			--within "thread $tid \"$name\";" "$s@GC?@" \
