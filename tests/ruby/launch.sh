@@ -138,7 +138,11 @@ for n in main w-alpha w-bravo w-charlie w-delta w-echo; do
 		# From the worker's block on: in launch mode its samples also
 		# include its start-up (waiting to be hired), which on a busy
 		# machine or an ASan build took more than a tenth of them.
+		# Between two million-step runs a worker asks
+		# Fixture.done?, and may hand over the GVL there.
+		d="$s;$(expand_stack 'Fixture.done? {fixture.rb:done}')"
 		assert_stacks "$T/threads.folded" 90 "launch/threads/$n (tid $tid)" \
-			--within "$root;" "$s@GC?@" "$s;(waiting for GVL)"
+			--within "$root;" "$s@GC?@" "$s;(waiting for GVL)" \
+			"?$d@GC?@" "?$d;(waiting for GVL)"
 	fi
 done

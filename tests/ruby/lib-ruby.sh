@@ -161,16 +161,27 @@ leaf_of() {
 
 # assert_stacks FOLDED MINPCT WHAT [--within PREFIX] STACK...: every STACK
 # (exact, from expand_stack) has samples, and together they hold at least
-# MINPCT percent of the samples (of the stacks starting with PREFIX).
+# MINPCT percent of the samples (of the stacks starting with PREFIX). A
+# STACK written '?STACK' counts towards MINPCT but may have none.
 # Prints the figures either way.
 assert_stacks() {
 	local folded=$1 min=$2 what=$3 prefix='' counts sum=0 total i pct s
-	local -a cnt
+	local -a cnt opt=() args=()
 	shift 3
 	if [ "${1:-}" = --within ]; then
 		prefix=$2
 		shift 2
 	fi
+	for s; do
+		if [ "${s:0:1}" = '?' ]; then
+			opt+=(1)
+			args+=("${s:1}")
+		else
+			opt+=(0)
+			args+=("$s")
+		fi
+	done
+	set -- "${args[@]}"
 	local -a st=("$@")
 	counts=$(stack_counts "$folded" "$prefix" "$@") ||
 		fail "$what: cannot read $folded"
@@ -187,12 +198,12 @@ assert_stacks() {
 			"(need >= $min%)"
 	else
 		say "$what: $sum/$total = $pct% in $# exact stacks" \
-			"(need >= $min%, each > 0)"
+			"(need >= $min%, each > 0 but '?' ones)"
 	fi
 	for ((i = 0; i < $#; i++)); do
 		s=${st[i]}
 		[ $# = 1 ] || say "  $what: ${cnt[i]} ...;$(leaf_of "$s")"
-		if [ "${cnt[i]}" = 0 ]; then
+		if [ "${cnt[i]}" = 0 ] && [ "${opt[i]}" = 0 ]; then
 			echo "expected stack (no sample): $s" >&2
 			echo "heaviest stacks:" >&2
 			top_stacks "$folded" 8 >&2

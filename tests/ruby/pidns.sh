@@ -74,7 +74,7 @@ assert_collapsed "$T/thr.folded" "pidns --threads"
 want="^thread (${TID[main]}|${TID[w-alpha]}|${TID[w-bravo]}|${TID[w-charlie]}|${TID[w-delta]}|${TID[w-echo]}) \""
 assert_share "$T/thr.folded" "$want" 100 "stacks rooted at a host tid"
 check_thread() {
-	local name=$1 tid=${TID[$1]} s root
+	local name=$1 tid=${TID[$1]} s root d
 	s=$(expand_stack "thread $tid \"$name\";$2")
 	if [ "$name" = main ]; then
 		# From its sleep on: before it, main may still be finishing
@@ -83,9 +83,13 @@ check_thread() {
 		assert_stacks "$T/thr.folded" 95 "$name (tid $tid)" \
 			--within "$root;" "$s"
 	else
+		# Between two million-step runs a worker asks
+		# Fixture.done?, and may hand over the GVL there.
+		d="$s;$(expand_stack 'Fixture.done? {fixture.rb:done}')"
 		assert_stacks "$T/thr.folded" 95 "$name (tid $tid)" \
 			--within "thread $tid \"$name\";" "$s@GC?@" \
-			"$s;(waiting for GVL)"
+			"$s;(waiting for GVL)" \
+			"?$d@GC?@" "?$d;(waiting for GVL)"
 	fi
 }
 check_thread main '<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)'
