@@ -679,62 +679,64 @@ full_socket(void)
 	return fd;
 }
 
+/*
+ * The socket calls, one thread each: a receive on a fresh pair with
+ * SO_RCVTIMEO (stream for recvfrom and read, datagram for the message
+ * calls), or a send into a full one with SO_SNDTIMEO; 50 ms, nobody
+ * answers. The call is the only difference.
+ */
 static TRACEE_NOINLINE void *
-blocked_recvfrom(void *arg)
+blocked_socket(void *arg)
 {
 	struct call *c = arg;
-	int fd = timed_socket(SOCK_STREAM, SO_RCVTIMEO);
-	double t0;
-	char b;
-	long r;
-
-	block_usr2_and_chld();
-	thread_start(c);
-	for (;;) {
-		t0 = tracee_now();
-		r = recvfrom(fd, &b, 1, 0, NULL, NULL);
-		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
-	}
-	return NULL;
-}
-
-static TRACEE_NOINLINE void *
-blocked_recvmsg(void *arg)
-{
-	struct call *c = arg;
-	int fd = timed_socket(SOCK_DGRAM, SO_RCVTIMEO);
-	char b;
+	int which = (int)(c - calls);
+	bool sending = which == C_SENDTO || which == C_SENDMSG ||
+		       which == C_SENDMMSG || which == C_WRITE_SOCKET;
+	char b = 'x';
 	struct iovec iov = {.iov_base = &b, .iov_len = 1};
 	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	double t0;
-	long r;
-
-	block_usr2_and_chld();
-	thread_start(c);
-	for (;;) {
-		t0 = tracee_now();
-		r = recvmsg(fd, &mh, 0);
-		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
-	}
-	return NULL;
-}
-
-static TRACEE_NOINLINE void *
-blocked_recvmmsg(void *arg)
-{
-	struct call *c = arg;
-	int fd = timed_socket(SOCK_DGRAM, SO_RCVTIMEO);
-	char b;
-	struct iovec iov = {.iov_base = &b, .iov_len = 1};
 	struct mmsghdr mm = {.msg_hdr = {.msg_iov = &iov, .msg_iovlen = 1}};
+	int fd;
 	double t0;
 	long r;
 
+	if (sending)
+		fd = full_socket();
+	else
+		fd = timed_socket(which == C_RECVFROM || which == C_READ_SOCKET
+					  ? SOCK_STREAM
+					  : SOCK_DGRAM,
+				  SO_RCVTIMEO);
 	block_usr2_and_chld();
 	thread_start(c);
 	for (;;) {
 		t0 = tracee_now();
-		r = recvmmsg(fd, &mm, 1, 0, NULL);
+		switch (which) {
+		case C_RECVFROM:
+			r = recvfrom(fd, &b, 1, 0, NULL, NULL);
+			break;
+		case C_RECVMSG:
+			r = recvmsg(fd, &mh, 0);
+			break;
+		case C_RECVMMSG:
+			r = recvmmsg(fd, &mm, 1, 0, NULL);
+			break;
+		case C_READ_SOCKET:
+			r = read(fd, &b, 1);
+			break;
+		case C_SENDTO:
+			r = sendto(fd, "x", 1, 0, NULL, 0);
+			break;
+		case C_SENDMSG:
+			r = sendmsg(fd, &mh, 0);
+			break;
+		case C_SENDMMSG:
+			r = sendmmsg(fd, &mm, 1, 0);
+			break;
+		default:
+			r = write(fd, "x", 1);
+			break;
+		}
 		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
 	}
 	return NULL;
@@ -822,101 +824,6 @@ blocked_connect(void *arg)
 		r = connect(fd, (struct sockaddr *)&addr, len);
 		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
 		close(fd);
-	}
-	return NULL;
-}
-
-static TRACEE_NOINLINE void *
-blocked_sendto(void *arg)
-{
-	struct call *c = arg;
-	int fd = full_socket();
-	double t0;
-	long r;
-
-	block_usr2_and_chld();
-	thread_start(c);
-	for (;;) {
-		t0 = tracee_now();
-		r = sendto(fd, "x", 1, 0, NULL, 0);
-		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
-	}
-	return NULL;
-}
-
-static TRACEE_NOINLINE void *
-blocked_sendmsg(void *arg)
-{
-	struct call *c = arg;
-	int fd = full_socket();
-	struct iovec iov = {.iov_base = "x", .iov_len = 1};
-	struct msghdr mh = {.msg_iov = &iov, .msg_iovlen = 1};
-	double t0;
-	long r;
-
-	block_usr2_and_chld();
-	thread_start(c);
-	for (;;) {
-		t0 = tracee_now();
-		r = sendmsg(fd, &mh, 0);
-		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
-	}
-	return NULL;
-}
-
-static TRACEE_NOINLINE void *
-blocked_sendmmsg(void *arg)
-{
-	struct call *c = arg;
-	int fd = full_socket();
-	struct iovec iov = {.iov_base = "x", .iov_len = 1};
-	struct mmsghdr mm = {.msg_hdr = {.msg_iov = &iov, .msg_iovlen = 1}};
-	double t0;
-	long r;
-
-	block_usr2_and_chld();
-	thread_start(c);
-	for (;;) {
-		t0 = tracee_now();
-		r = sendmmsg(fd, &mm, 1, 0);
-		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
-	}
-	return NULL;
-}
-
-static TRACEE_NOINLINE void *
-blocked_read_socket(void *arg)
-{
-	struct call *c = arg;
-	int fd = timed_socket(SOCK_STREAM, SO_RCVTIMEO);
-	double t0;
-	char b;
-	long r;
-
-	block_usr2_and_chld();
-	thread_start(c);
-	for (;;) {
-		t0 = tracee_now();
-		r = read(fd, &b, 1);
-		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
-	}
-	return NULL;
-}
-
-static TRACEE_NOINLINE void *
-blocked_write_socket(void *arg)
-{
-	struct call *c = arg;
-	int fd = full_socket();
-	double t0;
-	long r;
-
-	block_usr2_and_chld();
-	thread_start(c);
-	for (;;) {
-		t0 = tracee_now();
-		r = write(fd, "x", 1);
-		count(c, r, errno, tracee_now() - t0, SOCK_TIMEOUT_MIN);
 	}
 	return NULL;
 }
@@ -1152,6 +1059,9 @@ setup(void)
 	sigaddset(&set, quiet_sig);
 	pthread_sigmask(SIG_BLOCK, &set, NULL);
 
+#define SOCKET_CALL(i, fn) \
+	calls[i] = (struct call){.name = #fn, .run = blocked_socket, \
+				 .ok_errno = EAGAIN}
 #define CALL(i, fn, err) \
 	calls[i] = (struct call){.name = #fn, .run = blocked_##fn, \
 				 .ok_errno = err}
@@ -1173,17 +1083,18 @@ setup(void)
 	CALL(C_IO_GETEVENTS, io_getevents, 0);
 	CALL(C_IO_PGETEVENTS, io_pgetevents, 0);
 	CALL(C_IO_URING, io_uring_enter, 0);
-	CALL(C_RECVFROM, recvfrom, EAGAIN);
-	CALL(C_RECVMSG, recvmsg, EAGAIN);
-	CALL(C_RECVMMSG, recvmmsg, EAGAIN);
+	SOCKET_CALL(C_RECVFROM, recvfrom);
+	SOCKET_CALL(C_RECVMSG, recvmsg);
+	SOCKET_CALL(C_RECVMMSG, recvmmsg);
 	CALL(C_ACCEPT4, accept4, EAGAIN);
 	CALL(C_CONNECT, connect, EAGAIN);
-	CALL(C_SENDTO, sendto, EAGAIN);
-	CALL(C_SENDMSG, sendmsg, EAGAIN);
-	CALL(C_SENDMMSG, sendmmsg, EAGAIN);
-	CALL(C_READ_SOCKET, read_socket, EAGAIN);
-	CALL(C_WRITE_SOCKET, write_socket, EAGAIN);
+	SOCKET_CALL(C_SENDTO, sendto);
+	SOCKET_CALL(C_SENDMSG, sendmsg);
+	SOCKET_CALL(C_SENDMMSG, sendmmsg);
+	SOCKET_CALL(C_READ_SOCKET, read_socket);
+	SOCKET_CALL(C_WRITE_SOCKET, write_socket);
 #undef CALL
+#undef SOCKET_CALL
 	if (syscall(SYS_epoll_pwait2, quiet_epoll, &ev, 1,
 		    &(struct timespec){0, 0}, NULL, 0) < 0)
 		unavailable(C_EPOLL_PWAIT2, "epoll_pwait2");
