@@ -35,7 +35,9 @@ n=$(grep -c '\[unwoven\]' "$T/threads.folded" || true)
 	fail "threads: $n stacks [unwoven]"
 }
 N='(?:;[^;:]+)*'
-D="(?:;$(qm "$(expand_stack 'Fixture.done? {fixture.rb:done}')"))?"
+# Between two million-step runs a worker asks Fixture.done? (then
+# Fixture.now, Process.clock_gettime): the GVL may change hands there.
+D="(?:;$(qm "$(expand_stack 'Fixture.done? {fixture.rb:done}')")(?:;$(qm "$(expand_stack 'Fixture.now {fixture.rb:now}')")(?:;$(qm "$(expand_stack 'Process.clock_gettime {fixture.rb:now}')"))?)?)?"
 while read -r _ name tid; do
 	within="^thread $tid \""
 	if [ "$name" = main ]; then
@@ -43,12 +45,10 @@ while read -r _ name tid; do
 		# From its sleep on: before it, main may still be finishing
 		# the write of "ready", waiting to take the GVL back from the
 		# spinners (seen: 82.5% of its samples asleep).
-		within="^thread $tid \"main\"$N;$(qm "$(expand_stack "<main> {main-sleep}")");"
+		within="^thread $tid \"main\"$N;$(qm "$(expand_stack "<main> {main-sleep};Kernel#sleep {main-sleep}")");"
 	else
 		s=$(expand_stack "block in Object#hire {hire-${name#w-}};Crew#${name#w-} {${name#w-}}")
 	fi
-	# Between two million-step runs a worker asks Fixture.done?, and
-	# may hand over the GVL there.
 	assert_share "$T/threads.folded" \
 		"^thread $tid \"$name\"$N;$(qm "$s")$D$N\$" 90 "thread $name" \
 		"$within"

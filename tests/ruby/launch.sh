@@ -110,7 +110,7 @@ for secs in 4 8; do
 	run_launch threads "$secs" --threads --
 	tid=$(awk '$1 == "thread" && $2 == "main" { print $3 }' "$T/threads.out")
 	[ -n "$tid" ] || fail "launch/threads: no tid printed for main"
-	root=$(expand_stack "thread $tid \"main\";<main> {main-sleep}")
+	root=$(expand_stack "thread $tid \"main\";<main> {main-sleep};Kernel#sleep {main-sleep}")
 	c=$(stack_counts "$T/threads.folded" "$root;")
 	if [ "$c" -ge 20 ] || [ "$secs" != 4 ]; then
 		break
@@ -124,7 +124,7 @@ for n in main w-alpha w-bravo w-charlie w-delta w-echo; do
 	[ -n "$tid" ] || fail "launch/threads: no tid printed for $n"
 	within="thread $tid \"$n\";"
 	if [ "$n" = main ]; then
-		root=$(expand_stack "$within<main> {main-sleep}")
+		root=$(expand_stack "$within<main> {main-sleep};Kernel#sleep {main-sleep}")
 		s=$(expand_stack "$within<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)")
 		assert_stacks "$T/threads.folded" 95 "launch/threads/main (tid $tid)" \
 			--within "$root;" "$s"
@@ -138,11 +138,9 @@ for n in main w-alpha w-bravo w-charlie w-delta w-echo; do
 		# From the worker's block on: in launch mode its samples also
 		# include its start-up (waiting to be hired), which on a busy
 		# machine or an ASan build took more than a tenth of them.
-		# Between two million-step runs a worker asks
-		# Fixture.done?, and may hand over the GVL there.
-		d="$s;$(expand_stack 'Fixture.done? {fixture.rb:done}')"
+		mapfile -t d < <(done_stacks "$s")
 		assert_stacks "$T/threads.folded" 90 "launch/threads/$n (tid $tid)" \
 			--within "$root;" "$s@GC?@" "$s;(waiting for GVL)" \
-			"?$d@GC?@" "?$d;(waiting for GVL)"
+			"${d[@]}"
 	fi
 done

@@ -159,6 +159,20 @@ leaf_of() {
 	printf '%s\n' "${f% (*}"
 }
 
+# done_stacks STACK: the optional ('?') stacks of a threads.rb worker whose
+# own stack is STACK: between two million-step runs it asks
+# Fixture.done? (then Fixture.now, Process.clock_gettime), and the GVL
+# may change hands anywhere on that way.
+done_stacks() {
+	local d n c s
+	d="$1;$(expand_stack 'Fixture.done? {fixture.rb:done}')"
+	n="$d;$(expand_stack 'Fixture.now {fixture.rb:now}')"
+	c="$n;$(expand_stack 'Process.clock_gettime {fixture.rb:now}')"
+	for s in "$d" "$n" "$c"; do
+		printf '%s\n' "?$s@GC?@" "?$s;(waiting for GVL)"
+	done
+}
+
 # assert_stacks FOLDED MINPCT WHAT [--within PREFIX] STACK...: every STACK
 # (exact, from expand_stack) has samples, and together they hold at least
 # MINPCT percent of the samples (of the stacks starting with PREFIX). A

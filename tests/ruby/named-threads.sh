@@ -58,19 +58,18 @@ check_thread() {
 	if [ "$name" = main ]; then
 		# From its sleep on: before it, main may still be finishing
 		# the write of "ready", waiting to take the GVL back from the
-		# five spinners (seen: 93 of 399 samples in IO#write).
-		root=$(expand_stack "thread $tid \"$name\";<main> {main-sleep}")
+		# five spinners (seen: 93 of 399 samples in IO#write), or in
+		# Fixture.remaining on its sleep line: judged inside Kernel#sleep.
+		root=$(expand_stack "thread $tid \"$name\";<main> {main-sleep};Kernel#sleep {main-sleep}")
 		assert_stacks "$T/thr.folded" 95 "threads/$name (tid $tid)" \
 			--within "$root;" "$s"
 	else
 		# Five workers share one GVL: each runs, or waits for it.
-		# Between two million-step runs a worker asks
-		# Fixture.done?, and may hand over the GVL there.
-		d="$s;$(expand_stack 'Fixture.done? {fixture.rb:done}')"
+		mapfile -t d < <(done_stacks "$s")
 		assert_stacks "$T/thr.folded" 95 "threads/$name (tid $tid)" \
 			--within "thread $tid \"$name\";" "$s@GC?@" \
 			"$s;(waiting for GVL)" \
-			"?$d@GC?@" "?$d;(waiting for GVL)"
+			"${d[@]}"
 	fi
 }
 check_thread main '<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)'

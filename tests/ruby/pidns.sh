@@ -79,17 +79,15 @@ check_thread() {
 	if [ "$name" = main ]; then
 		# From its sleep on: before it, main may still be finishing
 		# the write of "ready", waiting for the GVL (named-threads.sh).
-		root=$(expand_stack "thread $tid \"$name\";<main> {main-sleep}")
+		root=$(expand_stack "thread $tid \"$name\";<main> {main-sleep};Kernel#sleep {main-sleep}")
 		assert_stacks "$T/thr.folded" 95 "$name (tid $tid)" \
 			--within "$root;" "$s"
 	else
-		# Between two million-step runs a worker asks
-		# Fixture.done?, and may hand over the GVL there.
-		d="$s;$(expand_stack 'Fixture.done? {fixture.rb:done}')"
+		mapfile -t d < <(done_stacks "$s")
 		assert_stacks "$T/thr.folded" 95 "$name (tid $tid)" \
 			--within "thread $tid \"$name\";" "$s@GC?@" \
 			"$s;(waiting for GVL)" \
-			"?$d@GC?@" "?$d;(waiting for GVL)"
+			"${d[@]}"
 	fi
 }
 check_thread main '<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)'

@@ -43,7 +43,7 @@ for t in "$a:spin-a" "$b:spin-b"; do
 done
 # From its sleep on: before it, main may still be finishing the write
 # of "ready", waiting to take the GVL back from the spinners.
-root=$(expand_stack "thread $main \"main\";<main> {main-sleep}")
+root=$(expand_stack "thread $main \"main\";<main> {main-sleep};Kernel#sleep {main-sleep}")
 s=$(expand_stack "thread $main \"main\";<main> {main-sleep};Kernel#sleep {main-sleep};(blocked)")
 assert_stacks "$T/wall.folded" 95 "main (tid $main) sleeping" \
 	--within "$root;" "$s"
