@@ -201,7 +201,9 @@ in_ruby() {
 wait_line() {
 	local file=$1 re=$2 n=$(($3 * 50)) pid=${4:-}
 	until grep -qE -- "$re" "$file" 2>/dev/null; do
-		if [ -n "$pid" ] && ! alive "$pid"; then
+		# It may have printed the line and exited since the grep.
+		if [ -n "$pid" ] && ! alive "$pid" &&
+			! grep -qE -- "$re" "$file" 2>/dev/null; then
 			fail "process $pid died before printing /$re/ in ${file##*/}"
 		fi
 		n=$((n - 1))

@@ -52,7 +52,9 @@ wait_line() {
 	local file=$1 re=$2 n pid=${4:-}
 	n=$(perl -e 'print int($ARGV[0] * 50)' "$3")
 	until grep -qE -- "$re" "$file" 2>/dev/null; do
-		if [ -n "$pid" ] && ! alive "$pid"; then
+		# It may have printed the line and exited since the grep.
+		if [ -n "$pid" ] && ! alive "$pid" &&
+			! grep -qE -- "$re" "$file" 2>/dev/null; then
 			fail "process $pid died before printing /$re/ in ${file##*/}"
 		fi
 		n=$((n - 1))
