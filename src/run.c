@@ -349,6 +349,11 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->torn,
 			(unsigned long long)st->rereads,
 			st->rereads ? 100.0 * st->torn / st->rereads : 0.0);
+	if (debug_enabled && !c->o->nonblocking)
+		fprintf(stderr, "; second reads %llu, torn %llu, GVL in transit past the spin %llu",
+			(unsigned long long)st->rereads,
+			(unsigned long long)st->torn,
+			(unsigned long long)st->gvl_transit);
 	if (st->woven || st->weave_errors)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,

@@ -154,6 +154,8 @@ struct profile_stats {
 	uint64_t per_state[PROFILE_STATES]; /* samples per state */
 	uint64_t rereads;	/* Ruby reads checked against a second read */
 	uint64_t torn;		/* ... that found the stacks changed */
+	uint64_t gvl_transit;	/* ticks whose GVL found no owner while
+				 * threads waited for it */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

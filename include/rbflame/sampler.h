@@ -84,6 +84,7 @@ struct sampler {
 	struct ruby_reader *ruby;
 	struct ruby_stack *stacks;
 	int stacks_cap;
+	int nstacks;		/* how many the last read filled */
 	struct sampler_native *nat; /* --native: its state, NULL until first
 				 * used */
 	int fatal;		/* errno of an error that ends the run, 0 if none */

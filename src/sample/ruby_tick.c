@@ -33,10 +33,11 @@ record_ruby(struct sampler *s, const struct ruby_stack *st)
 	sample_record_stack(s, st, state, pstate, frames, d);
 }
 
-/* Stops the thread holding the GVL, reads all stacks, resumes. When no
- * thread we hold owns the GVL (none held it, or the one we stopped had
- * just released it), another may take it while we read: then the read
- * counts only if a second read finds exactly the same. --nonblocking
+/* Stops the thread holding the GVL (or, the GVL in transit, those that
+ * may take it), reads all stacks, resumes. When no thread we hold owns the GVL (none held it, or
+ * the one we stopped had just released it), another may take it while we
+ * read: then the read counts only if a second read finds exactly the
+ * same. --nonblocking
  * never stops anything: every read is checked that way, a seqlock of
  * sorts whose sequence number is each thread's control-frame pointer and
  * a digest of its frames. */

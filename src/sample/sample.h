@@ -21,6 +21,13 @@
 
 #define STOP_TIMEOUT_NS (200ull * 1000000ull)
 #define GVL_RETRIES 3
+/* Threads one tick may hold stopped: the holders of its retries and the
+ * threads waiting for a GVL in transit (see stop_waiters()). */
+#define GVL_MAX_HELD (GVL_RETRIES + 1 + 8)
+/* A GVL in transit (no owner, threads waiting, none stopped yet): how
+ * long and how many reads to wait for its next holder (see gvl_owner()). */
+#define GVL_SPIN_NS (500ull * 1000ull)
+#define GVL_SPIN_READS 256
 #define NAME_REFRESH_TICKS 64
 /* cpu mode: a thread whose CPU time has not moved for this long is not on
  * a CPU, whatever its kernel state (longer than the kernel's accounting
@@ -107,10 +114,12 @@ int sample_unwind_stopped(struct sampler *s, struct target_thread *th,
 /* The GVL holder's stop, as the Ruby and the woven tick take it. */
 struct gvl_hold {
 	bool keep;		/* holders that let the GVL go before their
-				 * stop landed stay stopped too */
+				 * stop landed stay stopped too, and so do
+				 * the takers of a GVL in transit */
 	bool prefetch;		/* each retry first fetches what the last
 				 * round read, in one go */
-	struct target_thread *v[GVL_RETRIES + 1]; /* stopped, holder last */
+	struct target_thread *v[GVL_MAX_HELD]; /* stopped; without keep,
+						 * the holder alone */
 	int n;
 	bool frozen;		/* a thread we hold owns the GVL */
 };

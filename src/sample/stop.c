@@ -10,6 +10,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -116,13 +117,105 @@ sample_stacks_digest(const struct ruby_stack *st, int n)
 	return h;
 }
 
+static bool
+held(const struct gvl_hold *h, pid_t tid)
+{
+	for (int i = 0; i < h->n; i++)
+		if (h->v[i]->tid == tid)
+			return true;
+	return false;
+}
+
+/* Whether the last read saw a thread waiting for the GVL that we do not
+ * hold stopped: one that may take a GVL without owner. */
+static bool
+free_waiters(const struct sampler *s, const struct gvl_hold *h)
+{
+	for (int i = 0; i < s->nstacks; i++)
+		if (s->stacks[i].state == RUBY_STATE_WAITING_GVL &&
+		    !held(h, s->stacks[i].tid))
+			return true;
+	return false;
+}
+
+/*
+ * The GVL's holder into *holder (0: none), read until one holds it while
+ * the last read saw threads waiting for it: a GVL without an owner then
+ * is in transit, its next holder woken but not yet running, and about to
+ * run Ruby code while the stacks are read (measured on the lockstep
+ * fixture, 2 CPUs: no owner at 95% of ticks, a holder within tens of
+ * microseconds). Spins GVL_SPIN_NS at most, yielding the CPU the woken
+ * thread may need; a GVL free with no waiter (every thread asleep) is
+ * read once. -1 if unreadable.
+ */
+static int
+gvl_owner(struct sampler *s, const struct gvl_hold *h, pid_t *holder)
+{
+	uint64_t until = 0;
+
+	for (int spin = 0; spin < GVL_SPIN_READS; spin++) {
+		if (ruby_gvl_holder(s->ruby, holder) < 0)
+			return -1;
+		if (*holder || h->n || !free_waiters(s, h))
+			return 0;
+		if (!until)
+			until = now_ns() + GVL_SPIN_NS;
+		else if (now_ns() >= until)
+			break;
+		sched_yield();
+		mem_flush(s->mem);
+	}
+	s->prof->stats.gvl_transit++;
+	return 0;
+}
+
+/*
+ * A GVL still without owner after the spin, with threads held: a holder
+ * stopped inside the GVL's handoff may hold the GVL's mutex with no owner
+ * set, or the next holder is slow to wake. Stops every thread the last
+ * read saw waiting for the GVL that we do not hold yet (as many as h has
+ * room for): those are the threads that may take it and run Ruby code
+ * while the stacks are read. All are interrupted first, then awaited, so
+ * the stops overlap (one stop's latency, not one per thread). How many
+ * stopped.
+ */
+static int
+stop_waiters(struct sampler *s, struct gvl_hold *h)
+{
+	struct target_thread *v[GVL_MAX_HELD];
+	int k = 0, stopped = 0;
+
+	for (int i = 0; i < s->nstacks && h->n + k < GVL_MAX_HELD; i++) {
+		const struct ruby_stack *st = &s->stacks[i];
+		struct target_thread *th;
+
+		if (st->state != RUBY_STATE_WAITING_GVL || held(h, st->tid))
+			continue;
+		th = sample_own_thread(s, st->tid);
+		if (!th || th->state != TS_RUNNING || in_nonrestartable(th) ||
+		    target_interrupt(s->t, th) < 0)
+			continue;
+		v[k++] = th;
+	}
+	for (int i = 0; i < k; i++) {
+		if (target_wait_stopped(s->t, v[i], STOP_TIMEOUT_NS) < 0)
+			continue;
+		h->v[h->n++] = v[i];
+		stopped++;
+	}
+	return stopped;
+}
+
 /*
  * Stops the thread holding the GVL: while it is stopped no thread can run
  * Ruby code, so every Ruby stack is frozen. A holder may let the GVL go
  * before its stop lands: then the new holder is stopped, up to GVL_RETRIES
- * times, the earlier ones kept (h->keep) or resumed. A holder asleep in a
- * call an interrupt would make fail is never stopped. h->frozen tells
- * whether it worked; when not, the caller reads twice.
+ * times, the earlier ones kept (h->keep) or resumed. A GVL found without
+ * owner while threads wait for it is in transit: waited for when nothing
+ * is held yet, else (h->keep) its takers are stopped too.
+ * A holder asleep in a call an interrupt would make fail is never
+ * stopped. h->frozen tells whether a thread we hold owns the GVL; when
+ * not, the caller reads twice.
  */
 void
 sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
@@ -138,20 +231,27 @@ sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 			mem_prefetch_hot(s->mem);
 			mem_hot_begin(s->mem);
 		}
-		if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
+		if (gvl_owner(s, h, &holder) < 0)
 			return;
-		for (int i = 0; i < h->n; i++) {
-			if (h->v[i]->tid == holder) {
-				h->frozen = true; /* one we hold */
-				return;
-			}
+		if (!holder) {
+			/* In transit still: its takers stopped, one of them
+			 * may own it now. */
+			if (h->keep && attempt < GVL_RETRIES &&
+			    stop_waiters(s, h) > 0)
+				continue;
+			return;
+		}
+		if (held(h, holder)) {
+			h->frozen = true; /* one we hold */
+			return;
 		}
 		if (!h->keep && h->n) {
 			/* It let the GVL go before it stopped: let it run. */
 			target_resume(s->t, h->v[--h->n]);
 		}
 		th = sample_own_thread(s, holder);
-		if (!th || th->state != TS_RUNNING || in_nonrestartable(th))
+		if (!th || th->state != TS_RUNNING || in_nonrestartable(th) ||
+		    h->n >= GVL_MAX_HELD)
 			return;
 		if (target_interrupt(s->t, th) < 0 ||
 		    target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) < 0)
@@ -168,15 +268,20 @@ sample_gvl_release(struct sampler *s, struct gvl_hold *h)
 		target_resume(s->t, h->v[i]);
 }
 
-/* Reads every Ruby stack into s->stacks: their count, or -1. */
+/* Reads every Ruby stack into s->stacks: their count, or -1. The next
+ * tick's GVL hold looks at them for threads waiting for the GVL. */
 int
 sample_stacks_read(struct sampler *s)
 {
+	int n;
+
 	if (s->stacks_cap == 0) {
 		s->stacks_cap = 16;
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
-	return ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	s->nstacks = n > 0 ? n : 0;
+	return n;
 }
 
 /* After a tick that read n stacks: more threads than room, grow for the
