@@ -200,8 +200,8 @@ block_usr2(void)
  * the kernel queues it and may pick one of these threads to wake, and if
  * another thread dequeues it first, the woken thread returns EINTR with no
  * signal-delivery stop for rbflame to repair. That race comes with being
- * traced at all (README); the thread-directed ignored signals below still
- * test the repair.
+ * traced at all (doc/internals.md); the thread-directed ignored signals
+ * below still test the repair.
  */
 static void
 block_usr2_and_chld(void)
