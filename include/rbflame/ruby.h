@@ -37,7 +37,7 @@ struct ruby_vm {
 	/* generated is the layout of this very release, not the nearest
 	 * release's (ruby_layout_find()) */
 	bool generated_exact;
-	char dwarf_note[256];	/* why dwarf is NULL, "" when it is not */
+	char dwarf_note[512];	/* why dwarf is NULL, "" when it is not */
 	char version[32];	/* "3.1.2", from ruby_version */
 	char description[160];	/* ruby_description, when readable */
 	uint64_t vm;		/* rb_vm_t * */

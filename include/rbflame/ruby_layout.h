@@ -172,6 +172,18 @@ void ruby_layout_format(const struct ruby_layout *L,
 			const struct ruby_layout_field *f, char *buf,
 			size_t cap);
 
+/**
+ * Whether L can be used: every member required of every layout is
+ * there; every offset lies inside its struct when the layout knows the
+ * struct's size (a control frame's members, read from one local copy of
+ * the frames, as whole aligned words inside it); struct sizes, bit
+ * positions, widths and shifts sane. 0, or -1 with the first problem in
+ * why ("cfp_ep 56 is outside rb_control_frame_t (56 bytes)"). A layout
+ * read from the target's DWARF is untrusted input: it is checked before
+ * use, and so is every built-in one (tests/unit/check_ruby_layout.c).
+ */
+int ruby_layout_check(const struct ruby_layout *L, char *why, size_t cap);
+
 /** The first numeric field where a and b differ, NULL if none does. */
 const struct ruby_layout_field *ruby_layout_diff(const struct ruby_layout *a,
 						 const struct ruby_layout *b);

@@ -6,7 +6,8 @@
  * by field ('rbflame dump --layout'). The names are the members' own, so
  * that a test can diff two printouts; the table is made from the same
  * list as the struct (rbflame/ruby_layout_fields.h), so it holds every
- * member, in order.
+ * member, in order; with the DWARF rules made from that list too, it is
+ * what checks a layout before use (ruby_layout_check()).
  */
 #include "config.h"
 
@@ -14,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "rbflame/ruby_dwarf.h"
 #include "rbflame/ruby_layout.h"
 
 #define FIELD_TYPE(m)                                                        \
@@ -121,6 +123,110 @@ ruby_layout_format(const struct ruby_layout *L,
 		snprintf(buf, cap, "none");
 	else
 		snprintf(buf, cap, "%lld", (long long)v);
+}
+
+/* Bounds no layout of a real Ruby comes near (rb_vm_t, the largest
+ * struct read by offset, is about 1.5 KiB in 3.4). */
+#define LAYOUT_MAX_STRUCT 4096u
+#define LAYOUT_MAX_OFFSET 16384u
+
+/* The size the layout gives C type ctype (a SIZE member), or -1. */
+static int64_t
+struct_size(const struct ruby_layout *L, const char *ctype)
+{
+	for (size_t i = 0; ctype && ruby_layout_fields[i].name; i++) {
+		const struct ruby_dwarf_rule *r = &ruby_dwarf_rules[i];
+		int64_t v;
+
+		if (r->how != RUBY_DWARF_HOW_SIZE || !r->type ||
+		    strcmp(r->type, ctype))
+			continue;
+		v = ruby_layout_get(L, &ruby_layout_fields[i]);
+		return v == RUBY_LAYOUT_NONE ? -1 : v;
+	}
+	return -1;
+}
+
+static bool
+has_suffix(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), k = strlen(suffix);
+
+	return n >= k && !strcmp(s + n - k, suffix);
+}
+
+int
+ruby_layout_check(const struct ruby_layout *L, char *why, size_t cap)
+{
+	for (size_t i = 0; ruby_layout_fields[i].name; i++) {
+		const struct ruby_layout_field *f = &ruby_layout_fields[i];
+		const struct ruby_dwarf_rule *r = &ruby_dwarf_rules[i];
+		const char *type = r->type ? r->type : "its struct";
+		int64_t v = ruby_layout_get(L, f), size;
+		bool cfp = r->type && !strcmp(r->type, "rb_control_frame_t");
+
+		if (f->type == RUBY_FIELD_STR)
+			continue;
+		if (f->type == RUBY_FIELD_U16 && v == RUBY_LAYOUT_NONE) {
+			/* Required of every layout: no reader path tests
+			 * these for absence. */
+			if (r->when == RUBY_DWARF_WHEN_ANY &&
+			    (r->how == RUBY_DWARF_HOW_OFF ||
+			     r->how == RUBY_DWARF_HOW_SIZE)) {
+				snprintf(why, cap, "%s is missing", f->name);
+				return -1;
+			}
+			continue;
+		}
+		switch (r->how) {
+		case RUBY_DWARF_HOW_SIZE:
+			if (v < 8 || v > LAYOUT_MAX_STRUCT ||
+			    (cfp && v % 8)) {
+				snprintf(why, cap, "%s %lld is no size of %s",
+					 f->name, (long long)v, type);
+				return -1;
+			}
+			break;
+		case RUBY_DWARF_HOW_OFF:
+			size = struct_size(L, r->type);
+			if (v > LAYOUT_MAX_OFFSET ||
+			    (size >= 0 && v >= size) ||
+			    (cfp && (v % 8 || v + 8 > size))) {
+				snprintf(why, cap,
+					 "%s %lld is outside %s (%lld bytes)",
+					 f->name, (long long)v, type,
+					 (long long)size);
+				return -1;
+			}
+			break;
+		case RUBY_DWARF_HOW_BITS:
+			size = struct_size(L, r->type);
+			if (v > LAYOUT_MAX_OFFSET * 8 ||
+			    (size >= 0 && v >= size * 8)) {
+				snprintf(why, cap,
+					 "%s bit %lld is outside %s (%lld bytes)",
+					 f->name, (long long)v, type,
+					 (long long)size);
+				return -1;
+			}
+			break;
+		case RUBY_DWARF_HOW_WIDTH:
+			if (v > 32) { /* 0: its bitfield absent */
+				snprintf(why, cap, "%s %lld is no bit width",
+					 f->name, (long long)v);
+				return -1;
+			}
+			break;
+		default:
+			if (has_suffix(f->name, "_shift") && (v < 0 || v > 63)) {
+				snprintf(why, cap, "%s %lld is no shift",
+					 f->name, (long long)v);
+				return -1;
+			}
+			break;
+		}
+	}
+	return 0;
 }
 
 const struct ruby_layout_field *

@@ -73,6 +73,8 @@ struct ruby_reader {
 	struct intern *strings;
 	struct ruby_reader_stats stats;
 	bool bad;		/* a read failed in the current frame */
+	bool layout_ok;		/* L passed ruby_layout_check(): frame reads
+				 * stay inside the frames they copy */
 	uint64_t id_classpath, id_tmp_classpath; /* <= 3.1, found lazily */
 	struct id_slot ids[ID_CACHE];
 	uint64_t *cfps;		/* scratch: the control frames of a stack */
@@ -812,7 +814,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	cfp = rd64(r, ec + L->ec_cfp);
 	st->nframes = 0;
 	st->cfp = cfp;
-	if (r->bad || size > (64u << 20) || !sz || sz % 8)
+	if (r->bad || size > (64u << 20) || !r->layout_ok)
 		return -1;
 	/* A thread not started yet has no VM stack, or only the dummy
 	 * frame: an empty stack, not an unreadable one. */
@@ -1070,9 +1072,16 @@ ruby_reader_create(const struct ruby_vm *vm, struct mem *mem, pid_t pid)
 {
 	struct ruby_reader *r = xcalloc(1, sizeof(*r));
 	const struct ruby_layout *L = vm->layout;
+	char why[160];
 
 	r->vm = *vm;
 	r->L = L;
+	/* Checked where it was chosen; checked again here, since a reader
+	 * given a layout that reads past a frame would do so every tick. */
+	r->layout_ok = L && ruby_layout_check(L, why, sizeof(why)) == 0;
+	if (L && !r->layout_ok)
+		debug_msg("layout %s refused: %s", L->version ? L->version : "?",
+			  why);
 	r->mem = mem;
 	if (pid > 0)
 		r->tids = proc_tidmap_create(pid);

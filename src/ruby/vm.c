@@ -327,6 +327,12 @@ dwarf_layout_for(const struct files *fs, const char *path,
 		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
 			 "the DWARF of %.200s does not describe Ruby's VM: %s",
 			 ed.path, why);
+	else if (ruby_layout_check(&dwarf_cache.dl.layout, why,
+				   sizeof(why)) < 0)
+		/* The target's files are untrusted: a layout that would
+		 * read outside what it describes is not used. */
+		snprintf(dwarf_cache.note, sizeof(dwarf_cache.note),
+			 "the DWARF of %.200s was refused: %s", ed.path, why);
 	else
 		dwarf_cache.found = true;
 	ruby_dwarf_close(d);
@@ -388,18 +394,31 @@ choose_layout(const struct files *fs, const char *path,
 		return vm->dwarf;
 	}
 	if (!vm->dwarf) {
+		if (vm->dwarf_note[0] && strstr(vm->dwarf_note, "refused") &&
+		    !warned) {
+			warned = true;
+			error_msg("warning: Ruby %s: %s; using rbflame's built-in layout",
+				  vm->version, vm->dwarf_note);
+		}
 		nearest_warning(vm);
 		return vm->generated;
 	}
-	/* Only the layout of the very release can contradict the DWARF. */
+	/* Only the layout of the very release can contradict the DWARF, and
+	 * then the built-in one wins: the DWARF is the target's file. */
 	if (vm->generated && vm->generated_exact &&
-	    (f = ruby_layout_diff(vm->dwarf, vm->generated)) && !warned) {
-		warned = true;
+	    (f = ruby_layout_diff(vm->dwarf, vm->generated))) {
 		ruby_layout_format(vm->dwarf, f, a, sizeof(a));
 		ruby_layout_format(vm->generated, f, b, sizeof(b));
-		error_msg("warning: Ruby %s: the DWARF of %s disagrees with rbflame's built-in layout of %s at %s (DWARF %s, built-in %s); using the DWARF",
-			  vm->version, path, vm->generated->version, f->name, a,
-			  b);
+		snprintf(vm->dwarf_note, sizeof(vm->dwarf_note),
+			 "the DWARF of %.200s was refused: it disagrees with the built-in layout of %.16s at %.40s (DWARF %.32s, built-in %.32s)",
+			 path, vm->generated->version, f->name, a, b);
+		if (!warned) {
+			warned = true;
+			error_msg("warning: Ruby %s: %s; using the built-in layout",
+				  vm->version, vm->dwarf_note);
+		}
+		vm->dwarf = NULL;
+		return vm->generated;
 	}
 	return vm->dwarf;
 }

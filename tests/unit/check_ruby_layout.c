@@ -120,6 +120,67 @@ START_TEST(test_list)
 }
 END_TEST
 
+/* check: "NAME=VALUE" applied to a copy of the newest layout fails the
+ * check, naming NAME. */
+static void
+assert_refused(const char *name, int64_t v)
+{
+	const struct ruby_layout_field *f = ruby_layout_field(name);
+	struct ruby_layout L;
+	char why[160] = "";
+	int i = 0;
+
+	while (ruby_layouts[i + 1])
+		i++;
+	L = *ruby_layouts[i];
+	ck_assert_ptr_nonnull(f);
+	switch (f->type) {
+	case RUBY_FIELD_U16:
+		*(uint16_t *)((char *)&L + f->offset) = (uint16_t)v;
+		break;
+	case RUBY_FIELD_U8:
+		*(uint8_t *)((char *)&L + f->offset) = (uint8_t)v;
+		break;
+	default:
+		ck_assert_int_eq(ruby_layout_set(&L, f, v), 0);
+		break;
+	}
+	ck_assert_int_eq(ruby_layout_check(&L, why, sizeof(why)), -1);
+	ck_assert_msg(strstr(why, name), "%s=%lld: %s", name, (long long)v,
+		      why);
+}
+
+START_TEST(test_check)
+{
+	const struct ruby_layout *last = NULL;
+	char why[160];
+
+	/* Every built-in layout passes. */
+	for (int i = 0; ruby_layouts[i]; i++) {
+		why[0] = '\0';
+		ck_assert_msg(ruby_layout_check(ruby_layouts[i], why,
+						sizeof(why)) == 0,
+			      "%s: %s", ruby_layouts[i]->version, why);
+		last = ruby_layouts[i];
+	}
+	ck_assert_ptr_nonnull(last);
+	/* What a hostile debug file could say: a control frame member
+	 * beyond the frame (the reader indexes its local copy of the
+	 * frames with it), unaligned, or missing; a frame of no size; a
+	 * bitfield beyond its struct; a shift past the word. */
+	assert_refused("cfp_ep", last->sizeof_control_frame);
+	assert_refused("cfp_pc", last->sizeof_control_frame - 4);
+	assert_refused("cfp_iseq", 4);
+	assert_refused("cfp_sp", RUBY_LAYOUT_NONE);
+	assert_refused("sizeof_control_frame", 0);
+	assert_refused("sizeof_control_frame", 60);
+	assert_refused("sizeof_control_frame", 65000);
+	assert_refused("thread_status_width", 40);
+	assert_refused("special_shift", 64);
+	assert_refused("thread_ec", 60000);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -133,6 +194,7 @@ main(void)
 	tcase_add_test(tc, test_none);
 	tcase_add_test(tc, test_hiding);
 	tcase_add_test(tc, test_list);
+	tcase_add_test(tc, test_check);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
