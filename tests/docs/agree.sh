@@ -47,8 +47,10 @@ subs=$(sed -n -E 's/^(Usage:)? +rbflame ([a-z]+)( .*)?$/\2/p' "$T/main.out" |
 
 # ---- options: --help texts -> rbflame(1) -------------------------------------
 
-# The man page with its escaped hyphens plain: \-\-pid is --pid.
-sed 's/\\-/-/g' "$MAN" >"$T/man.txt"
+# The man page's entry lines (an option's entry is a macro line: .TP then
+# .B/.BR/.BI/.IP naming it; a mention in running text is no entry), with
+# escaped hyphens plain: \-\-pid is --pid.
+grep -E '^\.(B|BR|BI|IB|IP|TP)( |$)' "$MAN" | sed 's/\\-/-/g' >"$T/man.txt"
 nopts=0
 for cmd in "" $subs; do
 	tag=${cmd:-main}
