@@ -226,6 +226,15 @@ ruby_layout_check(const struct ruby_layout *L, char *why, size_t cap)
 			break;
 		}
 	}
+	/* The symbol table's pages: a divisor, and an index into a page. */
+	if (L->id_entry_unit == 0 || L->id_entry_unit > 1u << 20 ||
+	    L->id_entry_size == 0 || L->id_entry_size > 64 ||
+	    L->id_entry_str >= L->id_entry_size) {
+		snprintf(why, cap,
+			 "id_entry_unit %u, id_entry_size %u, id_entry_str %u are no symbol table",
+			 L->id_entry_unit, L->id_entry_size, L->id_entry_str);
+		return -1;
+	}
 	return 0;
 }
 

@@ -84,6 +84,7 @@ names=$(printf '%s\n' "$targets" | awk '{ print $1 }')
 	echo "GEN = $top_builddir/src/out"
 	echo "CFLAGS = -g -O1 -fno-omit-frame-pointer \$(SAN) -fsanitize=fuzzer-no-link" \
 		"-DHAVE_CONFIG_H -I\$(SRC)/include -I$top_builddir -I\$(GEN)" \
+		"-DFUZZ_SRCDIR='\"\$(SRC)\"'" \
 		"$(mkvar UNWIND_CFLAGS) $(mkvar ELF_CFLAGS)" \
 		"$(mkvar ZLIB_CFLAGS) $(mkvar PROTOBUF_C_CFLAGS) -w"
 	echo "LIBS = $(mkvar UNWIND_LIBS) $(mkvar ELF_LIBS)" \

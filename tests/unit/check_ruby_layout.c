@@ -178,6 +178,8 @@ START_TEST(test_check)
 	assert_refused("thread_status_width", 40);
 	assert_refused("special_shift", 64);
 	assert_refused("thread_ec", 60000);
+	assert_refused("id_entry_unit", 0);	/* a divisor */
+	assert_refused("id_entry_str", 64);
 }
 END_TEST
 
