@@ -95,7 +95,7 @@ proc_maps_parse(const char *text, struct maps *out)
 		size_t linelen = eol ? (size_t)(eol - p) : strlen(p);
 		char line[PATH_MAX + 256];
 		unsigned long long start, end, off, inode;
-		char perms[8];
+		char perms[8] = ""; /* "r" alone leaves [2] unset otherwise */
 		int pathpos = 0;
 		struct map *mp;
 

@@ -153,6 +153,29 @@ snap_of compact
 say "seeds: $(find "$SNAPS" -type f | wc -l) snapshots," \
 	"$(du -sk "$SNAPS" | cut -f1) KiB"
 
+# Small ELF files: the host's and the build's tracees (fuzz_elf).
+ELVES=$T/elves
+mkdir -p "$ELVES"
+for f in /usr/bin/true /usr/bin/env /usr/bin/sleep \
+	"$top_builddir"/tests/tracees/*; do
+	[ -f "$f" ] && [ "$(head -c 4 "$f" | od -An -tx1 | tr -d ' ')" = 7f454c46 ] &&
+		[ "$(stat -c %s "$f")" -le $((512 << 10)) ] &&
+		cp "$f" "$ELVES/$(basename "$f")"
+done
+# Maps of live processes (fuzz_maps), and names a target could give its
+# files: spaces, a newline, " (deleted)".
+MAPS=$T/maps
+mkdir -p "$MAPS"
+cat /proc/self/maps >"$MAPS/self"
+cat "/proc/$$/maps" >"$MAPS/shell"
+printf '%s\n' \
+	'7f0000000000-7f0000001000 r-xp 00000000 08:01 1234   /srv/a b (deleted)' \
+	'7f0000001000-7f0000002000 rw-p 00001000 08:01 1234   /srv/x\ny' \
+	'7f0000002000-7f0000003000 ---p 00000000 00:00 0 ' \
+	'ffffffffff600000-ffffffffff601000 --xp 00000000 00:00 0   [vsyscall]' \
+	>"$MAPS/names"
+say "seeds: $(ls "$ELVES" | wc -l) ELF files, $(ls "$MAPS" | wc -l) maps"
+
 # ---- run ----------------------------------------------------------------------
 
 total_fail=0
@@ -160,6 +183,8 @@ while read -r name seeds; do
 	fz=$B/fuzz_$name
 	case $seeds in
 	@snapshots) seed_dir=$SNAPS ;;
+	@elves) seed_dir=$ELVES ;;
+	@maps) seed_dir=$MAPS ;;
 	*) seed_dir=$top_srcdir/$seeds ;;
 	esac
 	[ -e "$seed_dir" ] || fail "$name: no seeds at $seed_dir"
