@@ -10,7 +10,9 @@
  *
  * With --subprocesses every child the target forks is traced too (and
  * its children): one sampler per process, made when the fork is seen and
- * finished when the child exits; its samples stay in the profile. The
+ * finished when the child exits; its samples stay in the profile. With
+ * -p, the descendants already running are seized at attach, and /proc is
+ * looked at once a second for those that join otherwise (tree.c). The
  * run ends when every followed process has exited.
  */
 #include "config.h"
@@ -36,6 +38,7 @@
 #include "rbflame/schedule.h"
 #include "rbflame/target.h"
 #include "rbflame/tfile.h"
+#include "rbflame/tree.h"
 #include "rbflame/xmalloc.h"
 
 #define PROGRESS_NS (250ull * 1000000ull)
@@ -184,7 +187,8 @@ progress_line(struct run_ctx *c, uint64_t elapsed_ns, bool final)
 }
 
 static void
-sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
+sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
+	    struct tree *tree)
 {
 	const struct options *o = c->o;
 	uint64_t start = s->start_ns;
@@ -211,6 +215,7 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
 			continue;
 		}
 		if (t->follow_forks) {
+			tree_rescan(tree, t, now);
 			children_sync(&kids, t, s);
 			tick_all(t, s, &kids);
 		} else {
@@ -260,6 +265,7 @@ tracer_main(void *arg)
 	const struct options *o = c->o;
 	struct target t;
 	struct sampler s;
+	struct tree tree;
 	bool sampler_ok = false;
 
 	if (target_init(&t, &c->wait_mask, &stop_flag) < 0) {
@@ -283,6 +289,11 @@ tracer_main(void *arg)
 		return NULL;
 	}
 	c->pid = t.pid;
+	tree_init(&tree);
+	/* The tree as it is now; joiners are looked for once a second. */
+	if (t.follow_forks)
+		tree_adopt(&tree, &t, true);
+	tree.next_scan_ns = now_ns() + TREE_RESCAN_NS;
 	record_meta(c->prof, o, t.pid);
 	c->sources = tfile_root_pid(t.pid);
 	if (sampler_init(&s, &t, c->prof, &(struct sampler_options){
@@ -296,7 +307,7 @@ tracer_main(void *arg)
 				.force_version = o->force_version,
 			 }, now_ns()) == 0) {
 		sampler_ok = true;
-		sample_loop(c, &t, &s);
+		sample_loop(c, &t, &s, &tree);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,
 			  strerror(errno));
@@ -309,6 +320,7 @@ tracer_main(void *arg)
 		snprintf(c->fatal_msg, sizeof(c->fatal_msg), "%s", s.fatal_msg);
 	if (sampler_ok)
 		sampler_fini(&s);
+	tree_fini(&tree);
 	target_fini(&t);
 	return NULL;
 }

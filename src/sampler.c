@@ -113,6 +113,8 @@ int
 sampler_init_child(struct sampler *s, const struct sampler *parent,
 		   pid_t pid)
 {
+	const struct target_process *p;
+
 	memset(s, 0, sizeof(*s));
 	s->t = parent->t;
 	s->pid = pid;
@@ -123,6 +125,9 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
 	if (setup_or_undo(s) < 0)
 		return -1;
+	p = target_process_find(s->t, pid);
+	if (p && p->adopted)
+		return 0;	/* found running: it may have exec'd since */
 	if (parent->mode == SAMPLER_RUBY) {
 		/* fork copies the address space: same VM, same addresses. */
 		s->vm = parent->vm;

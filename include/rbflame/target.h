@@ -65,6 +65,9 @@ struct target_process {
 	pid_t pid;
 	pid_t parent;		/* the process that forked it; 0: the first,
 				 * or the fork event is not seen yet */
+	bool adopted;		/* seized as found (target_adopt()), not
+				 * followed from its fork: its image may
+				 * differ from its parent's */
 	bool vforked;		/* shares its parent's memory until exec */
 	bool exited;		/* its leader is gone */
 	bool exec_seen;		/* an exec replaced its image (the sampler
@@ -116,6 +119,15 @@ int target_init(struct target *t, const sigset_t *wait_mask,
  * seize (EPERM, ESRCH) on failure, nothing left attached.
  */
 int target_attach(struct target *t, pid_t pid);
+
+/**
+ * Seizes pid, a process found already running under parent (a descendant
+ * of the target that was not forked under our eyes), and every thread of
+ * it, as target_attach() does. -1 with errno from the leader's seize
+ * (EPERM: another tracer or no right; ESRCH: it exited), nothing left
+ * attached.
+ */
+int target_adopt(struct target *t, pid_t pid, pid_t parent);
 
 /**
  * Forks and execs argv traced from its first instruction. The child keeps
