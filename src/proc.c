@@ -405,6 +405,17 @@ proc_tracer_pid(pid_t pid, pid_t *tracer)
 }
 
 int
+proc_tgid(pid_t pid, pid_t *tgid)
+{
+	long v;
+
+	if (status_field(pid, "Tgid", &v) < 0)
+		return -1;
+	*tgid = (pid_t)v;
+	return 0;
+}
+
+int
 proc_thread_state(pid_t pid, pid_t tid, char *state)
 {
 	char path[96], buf[1024];

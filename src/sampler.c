@@ -174,6 +174,15 @@ loader_busy(pid_t pid)
 	return ld && !libc;
 }
 
+/* Whether s reads one of the run's targets (-p A,B), not a child. */
+static bool
+sampler_is_root(const struct sampler *s)
+{
+	const struct target_process *p = target_process_find(s->t, s->pid);
+
+	return p && p->adopted && !p->parent;
+}
+
 /* Looks for the Ruby VM; decides the mode once it is found or the
  * search has run long enough. */
 static void
@@ -220,7 +229,7 @@ probe_ruby(struct sampler *s)
 		    now - s->pending_since < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
-		if (s->pid != s->t->pid) {
+		if (s->pid != s->t->pid && !sampler_is_root(s)) {
 			/* A child that ran another program (a shell, a
 			 * helper): not worth a line each time. */
 			debug_msg("child %d is not Ruby: native stacks",

@@ -71,7 +71,7 @@ target_alive(const struct target *t)
 {
 	if (t->nthreads == 0)
 		return false;
-	if (!t->follow_forks)
+	if (!t->follow_forks && t->nprocs <= 1)
 		return !t->exited;
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (!t->procs[i].exited)
@@ -95,8 +95,8 @@ process_add(struct target *t, pid_t pid, pid_t parent)
 	return p;
 }
 
-/* The process of a thread we have not seen yet. Without follow_forks
- * every traced thread is the target's; with it, /proc knows. */
+/* The process of a thread we have not seen yet. With one process and
+ * no follow_forks every traced thread is the target's; else /proc knows. */
 static pid_t
 thread_group(struct target *t, pid_t tid)
 {
@@ -104,7 +104,7 @@ thread_group(struct target *t, pid_t tid)
 	pid_t tgid = t->pid;
 	FILE *f;
 
-	if (!t->follow_forks)
+	if (!t->follow_forks && t->nprocs <= 1)
 		return t->pid;
 	snprintf(path, sizeof(path), "%s/%d/status", proc_dir, (int)tid);
 	f = fopen(path, "re");

@@ -125,7 +125,8 @@ adopt_one(struct tree *tr, struct target *t, pid_t pid, pid_t parent,
 }
 
 static void
-tell_first(const pid_t *got, size_t n, size_t total, pid_t root)
+tell_first(const pid_t *got, size_t n, size_t total, pid_t root,
+	   size_t nroots)
 {
 	char list[TREE_LIST_MAX * 12 + 8];
 	size_t len = 0;
@@ -136,8 +137,12 @@ tell_first(const pid_t *got, size_t n, size_t total, pid_t root)
 				i ? " " : "", (int)got[i]);
 	if (total > n)
 		snprintf(list + len, sizeof(list) - len, " ...");
-	notice_msg("following %zu running process%s under %d: %s", total,
-		   total == 1 ? "" : "es", (int)root, list);
+	if (nroots > 1)
+		notice_msg("following %zu running process%s under the %zu targets: %s",
+			   total, total == 1 ? "" : "es", nroots, list);
+	else
+		notice_msg("following %zu running process%s under %d: %s",
+			   total, total == 1 ? "" : "es", (int)root, list);
 }
 
 size_t
@@ -145,8 +150,10 @@ tree_adopt(struct tree *tr, struct target *t, bool first)
 {
 	struct proc_parent *v;
 	pid_t got[TREE_LIST_MAX];
-	size_t n, total = 0;
+	size_t n, total = 0, nroots = 0;
 
+	for (size_t i = 0; i < t->nprocs; i++)
+		nroots += t->procs[i].parent == 0;
 	if (proc_parents(&v, &n) < 0) {
 		debug_msg("cannot list processes: %s", strerror(errno));
 		return 0;
@@ -175,7 +182,7 @@ tree_adopt(struct tree *tr, struct target *t, bool first)
 	free(v);
 	if (first && total)
 		tell_first(got, total < TREE_LIST_MAX ? total : TREE_LIST_MAX,
-			   total, t->pid);
+			   total, t->pid, nroots);
 	return total;
 }
 

@@ -122,8 +122,8 @@ int target_attach(struct target *t, pid_t pid);
 
 /**
  * Seizes pid, a process found already running under parent (a descendant
- * of the target that was not forked under our eyes), and every thread of
- * it, as target_attach() does. -1 with errno from the leader's seize
+ * of the target that was not forked under our eyes; parent 0: another
+ * target of the run), and every thread of it, as target_attach() does. -1 with errno from the leader's seize
  * (EPERM: another tracer or no right; ESRCH: it exited), nothing left
  * attached.
  */
@@ -139,7 +139,7 @@ int target_launch(struct target *t, char **argv, int *exec_errno);
 /** Finds a process by pid, NULL if unknown. */
 struct target_process *target_process_find(struct target *t, pid_t pid);
 /** True while some process of the target (with follow_forks, any child
- * followed) has not exited. */
+ * followed; with several targets, any of them) has not exited. */
 bool target_alive(const struct target *t);
 
 /** Finds a live thread by tid, NULL if unknown. */

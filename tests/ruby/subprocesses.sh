@@ -109,7 +109,7 @@ done
 	fail "the other tracer lost worker $held (TracerPid $(tracer_of "$held"))"
 for p in $master $workers; do
 	[ "$p" = "$held" ] && continue
-	[ -d "/proc/$p" ] || continue
-	[ "$(tracer_of "$p")" = 0 ] || fail "process $p left traced"
+	read_tracer "$p" || continue	# a worker that just ended
+	[ "$TRACER" = 0 ] || fail "process $p left traced by $TRACER"
 done
 say "existing workers profiled, the held one told and left to its tracer"
