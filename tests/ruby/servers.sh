@@ -1,0 +1,119 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# Real servers from Debian's packages (scripts/deps installs puma,
+# unicorn, ruby-rack and apache2-utils), serving the app of
+# fixtures/server/config.ru (Shop::Pricing#total, a few ms of CPU per
+# request) with two workers each. For a Puma master (2 workers of 2-4
+# threads) and then a Unicorn master:
+#  - start it on a free local port and wait until it serves;
+#  - under ab load, attach 'rbflame -p MASTER --subprocesses --threads
+#    -s 3 -r 200' to the master: the workers were forked long before;
+#  - every worker is a 'process PID' root with Shop::Pricing#total under
+#    it (under a thread root), ab saw 0 failed requests, the server
+#    still serves after rbflame exits, and no process of the tree is
+#    left traced (TracerPid 0).
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib-ruby.sh"
+
+require_cmd puma unicorn ab ps
+SERVER=$FIXTURES/server
+"$RUBY" -e 'require "rack"' 2>/dev/null ||
+	skip_or_fail "Ruby cannot load rack (ruby-rack; scripts/deps installs it)"
+
+# free_port: a local TCP port nobody listens on (the kernel's pick).
+free_port() {
+	"$RUBY" -rsocket -e 's = TCPServer.new("127.0.0.1", 0); print s.addr[1]'
+}
+
+# workers_of PID: the children of PID, one per line.
+workers_of() {
+	ps -o pid= --ppid "$1" | tr -d ' '
+}
+
+# serves URL: one request answered 200.
+serves() {
+	ab -q -n 1 "$1" 2>/dev/null | grep -q '^Failed requests: *0$'
+}
+
+# wait_serving TAG MASTER URL: until MASTER has 2 workers and URL answers
+# (30 s at most); sets WORKERS.
+wait_serving() {
+	local n=600
+	until [ "$(workers_of "$2" | wc -l)" = 2 ] && serves "$3"; do
+		alive "$2" || fail "$1: the master died: $(tail -n 5 "$T/$1.log")"
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || fail "$1: not serving after 30 s"
+		sleep 0.05
+	done
+	WORKERS=$(workers_of "$2")
+	for w in $WORKERS; do track "$w"; done
+}
+
+# profile_server TAG MASTER URL: the checks above, on a server that
+# serves already.
+profile_server() {
+	local tag=$1 master=$2 url=$3 w n t abpid
+	ab -q -l -c 4 -t 6 -n 1000000 "$url" >"$T/$tag.ab" 2>&1 &
+	abpid=$!
+	track "$abpid"
+	sleep 0.5
+	run_rbflame "$tag" 40 -p "$master" --subprocesses --threads -s 3 \
+		-r 200 -o "$T/$tag.folded"
+	expect_rc 0 "$tag: rbflame -p MASTER --subprocesses --threads -s 3"
+	say "$tag: $(grep -v 'samples in' "$T/$tag.err" | head -n 3)"
+	say "$tag: summary: $(tail -n 1 "$T/$tag.err")"
+	wait "$abpid" || fail "$tag: ab failed: $(tail -n 3 "$T/$tag.ab")"
+	assert_collapsed "$T/$tag.folded" "$tag"
+	for w in $WORKERS; do
+		read -r n t <<<"$(share "$T/$tag.folded" "^process $w \"[^\"]*\";thread [0-9]+ \"[^\"]*\";.*;Shop::Pricing#total \\(")"
+		say "$tag: worker $w: $n/$t samples in Shop::Pricing#total"
+		[ "$n" -gt 0 ] ||
+			fail "$tag: worker $w has no sample of Shop::Pricing#total"
+	done
+	n=$(sed -n 's/^Complete requests: *//p' "$T/$tag.ab")
+	t=$(sed -n 's/^Failed requests: *//p' "$T/$tag.ab")
+	say "$tag: ab: $n requests, $t failed"
+	[ "${n:-0}" -gt 0 ] && [ "$t" = 0 ] ||
+		fail "$tag: ab: ${n:-no} requests, ${t:-?} failed"
+	! grep -q '^Non-2xx' "$T/$tag.ab" ||
+		fail "$tag: $(grep '^Non-2xx' "$T/$tag.ab")"
+	serves "$url" || fail "$tag: the server does not serve after rbflame"
+	for w in "$master" $WORKERS; do
+		read_tracer "$w" || fail "$tag: process $w is gone"
+		[ "$TRACER" = 0 ] || fail "$tag: process $w left traced by $TRACER"
+	done
+	say "$tag: still serving, master and workers untraced"
+}
+
+# stop_server MASTER: TERM, and wait for the whole tree to go.
+stop_server() {
+	local w
+	kill -TERM "$1" 2>/dev/null || true
+	wait_gone "$1" 15 || fail "master $1 did not stop on SIGTERM"
+	for w in $WORKERS; do
+		wait_gone "$w" 15 || fail "worker $w did not stop with its master"
+	done
+}
+
+cd "$T"
+port=$(free_port)
+PORT=$port puma -C "$SERVER/puma.rb" "$SERVER/config.ru" >"$T/puma.log" 2>&1 &
+master=$!
+track "$master"
+wait_serving puma "$master" "http://127.0.0.1:$port/"
+say "puma: master $master, workers" $WORKERS
+profile_server puma "$master" "http://127.0.0.1:$port/"
+stop_server "$master"
+
+port=$(free_port)
+PORT=$port unicorn -E none -c "$SERVER/unicorn.rb" "$SERVER/config.ru" \
+	>"$T/unicorn.log" 2>&1 &
+master=$!
+track "$master"
+wait_serving unicorn "$master" "http://127.0.0.1:$port/"
+say "unicorn: master $master, workers" $WORKERS
+profile_server unicorn "$master" "http://127.0.0.1:$port/"
+stop_server "$master"
