@@ -14,6 +14,10 @@
 #    it (under a thread root), ab saw 0 failed requests, the server
 #    still serves after rbflame exits, and no process of the tree is
 #    left traced (TracerPid 0).
+# Then launch mode: 'rbflame --subprocesses -o FILE -- puma ...' under ab,
+# stopped with SIGTERM as a service manager would: rbflame passes the
+# signal on, Puma 5.6 dies by it, rbflame exits 143, and FILE holds both
+# workers with Shop::Pricing#total.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -117,3 +121,37 @@ wait_serving unicorn "$master" "http://127.0.0.1:$port/"
 say "unicorn: master $master, workers" $WORKERS
 profile_server unicorn "$master" "http://127.0.0.1:$port/"
 stop_server "$master"
+
+# Launch mode, stopped with SIGTERM.
+port=$(free_port)
+export PORT=$port
+start_rbflame launch --subprocesses -r 200 -o "$T/launch.folded" -- \
+	puma -C "$SERVER/puma.rb" "$SERVER/config.ru"
+unset PORT
+n=600
+until master=$(workers_of "$RBPID") && [ -n "$master" ]; do
+	n=$((n - 1))
+	[ "$n" -gt 0 ] || fail "launch: rbflame started no puma"
+	sleep 0.05
+done
+track "$master"
+wait_serving launch "$master" "http://127.0.0.1:$port/"
+say "launch: rbflame $RBPID, master $master, workers" $WORKERS
+ab -q -l -c 4 -n 400 "http://127.0.0.1:$port/" >"$T/launch.ab" 2>&1 ||
+	fail "launch: ab failed: $(tail -n 3 "$T/launch.ab")"
+grep -q '^Failed requests: *0$' "$T/launch.ab" ||
+	fail "launch: $(grep '^Failed requests' "$T/launch.ab")"
+kill -TERM "$RBPID"
+wait_rbflame 30 || fail "launch: rbflame still running 30 s after SIGTERM"
+expect_rc 143 "launch: rbflame --subprocesses -- puma, SIGTERM"
+say "launch: summary: $(tail -n 1 "$T/launch.err")"
+assert_collapsed "$T/launch.folded" "launch"
+for w in $WORKERS; do
+	read -r n t <<<"$(share "$T/launch.folded" "^process $w \"[^\"]*\";.*;Shop::Pricing#total \\(")"
+	say "launch: worker $w: $n/$t samples in Shop::Pricing#total"
+	[ "$n" -gt 0 ] || fail "launch: worker $w has no sample of Shop::Pricing#total"
+done
+for w in "$master" $WORKERS; do
+	wait_gone "$w" 15 || fail "launch: process $w still running after SIGTERM"
+done
+say "launch: exit 143, the profile written with both workers, the server gone"
