@@ -14,6 +14,10 @@
 #    it (under a thread root), ab saw 0 failed requests, the server
 #    still serves after rbflame exits, and no process of the tree is
 #    left traced (TracerPid 0).
+# Puma again, with a phased restart (SIGUSR1: each worker replaced by a
+# new fork of the master) 1.5 s into a 5 s attach: the old workers keep
+# their samples, the new ones are followed from their fork and show
+# Shop::Pricing#total too, still 0 failed requests, nothing left traced.
 # Then launch mode: 'rbflame --subprocesses -o FILE -- puma ...' under ab,
 # stopped with SIGTERM as a service manager would: rbflame passes the
 # signal on, Puma 5.6 dies by it, rbflame exits 143, and FILE holds both
@@ -92,6 +96,47 @@ profile_server() {
 	say "$tag: still serving, master and workers untraced"
 }
 
+# phased_restart MASTER URL: the phased restart checks above (Puma).
+phased_restart() {
+	local master=$1 url=$2 old=$WORKERS w n t abpid
+	ab -q -l -c 4 -t 7 -n 1000000 "$url" >"$T/phased.ab" 2>&1 &
+	abpid=$!
+	track "$abpid"
+	sleep 0.5
+	start_rbflame phased -p "$master" --subprocesses --threads -s 5 \
+		-r 200 -o "$T/phased.folded"
+	sleep 1.5
+	kill -USR1 "$master"
+	wait_rbflame 40 || fail "phased: rbflame still running after 40 s"
+	expect_rc 0 "phased: rbflame -p MASTER --subprocesses -s 5"
+	say "phased: summary: $(tail -n 1 "$T/phased.err")"
+	wait "$abpid" || fail "phased: ab failed: $(tail -n 3 "$T/phased.ab")"
+	WORKERS=$(workers_of "$master")
+	for w in $WORKERS; do track "$w"; done
+	for w in $old; do
+		! echo "$WORKERS" | grep -qx "$w" ||
+			fail "phased: worker $w not replaced within 3.5 s"
+		read -r n t <<<"$(share "$T/phased.folded" "^process $w \"[^\"]*\";thread [0-9]+ \"[^\"]*\";.*;Shop::Pricing#total \\(")"
+		say "phased: old worker $w: $n/$t samples in Shop::Pricing#total"
+		[ "$n" -gt 0 ] || fail "phased: old worker $w lost its samples"
+	done
+	for w in $WORKERS; do
+		read -r n t <<<"$(share "$T/phased.folded" "^process $w \"[^\"]*\";thread [0-9]+ \"[^\"]*\";.*;Shop::Pricing#total \\(")"
+		say "phased: new worker $w: $n/$t samples in Shop::Pricing#total"
+		[ "$n" -gt 0 ] || fail "phased: new worker $w not profiled"
+	done
+	n=$(sed -n 's/^Complete requests: *//p' "$T/phased.ab")
+	t=$(sed -n 's/^Failed requests: *//p' "$T/phased.ab")
+	say "phased: ab: $n requests, $t failed"
+	[ "${n:-0}" -gt 0 ] && [ "$t" = 0 ] ||
+		fail "phased: ab: ${n:-no} requests, ${t:-?} failed"
+	serves "$url" || fail "phased: the server does not serve after rbflame"
+	for w in "$master" $WORKERS; do
+		read_tracer "$w" || fail "phased: process $w is gone"
+		[ "$TRACER" = 0 ] || fail "phased: process $w left traced by $TRACER"
+	done
+}
+
 # stop_server MASTER: TERM, and wait for the whole tree to go.
 stop_server() {
 	local w
@@ -110,6 +155,7 @@ track "$master"
 wait_serving puma "$master" "http://127.0.0.1:$port/"
 say "puma: master $master, workers" $WORKERS
 profile_server puma "$master" "http://127.0.0.1:$port/"
+phased_restart "$master" "http://127.0.0.1:$port/"
 stop_server "$master"
 
 port=$(free_port)
