@@ -31,6 +31,7 @@ tree_init(struct tree *tr)
 {
 	memset(tr, 0, sizeof(*tr));
 	tr->tracer_tid = (pid_t)syscall(SYS_gettid);
+	tr->self = getpid();
 }
 
 void
@@ -111,15 +112,24 @@ static bool
 adopt_one(struct tree *tr, struct target *t, pid_t pid, pid_t parent,
 	  bool first)
 {
+	char state;
+	int err;
+
 	if (target_adopt(t, pid, parent) == 0) {
 		if (!first)
 			notice_msg("following process %d (child of %d), found running",
 				   (int)pid, (int)parent);
 		return true;
 	}
-	if (errno == EPERM && ours_already(tr, pid))
+	err = errno;
+	if (err == EPERM && ours_already(tr, pid))
 		return false;	/* its fork event is on the way */
-	tell_refused(pid, parent, errno);
+	/* A zombie (EPERM too) is no process to profile, nor news: once
+	 * its parent reaps it, it is gone from the list. */
+	if (err == EPERM && proc_thread_state(pid, pid, &state) == 0 &&
+	    (state == 'Z' || state == 'X'))
+		return false;
+	tell_refused(pid, parent, err);
 	refuse(tr, pid);
 	return false;
 }
@@ -166,8 +176,10 @@ tree_adopt(struct tree *tr, struct target *t, bool first)
 		for (size_t i = 0; i < n; i++) {
 			pid_t pid = v[i].pid, parent = v[i].ppid;
 
-			if (target_process_find(t, pid) || refused(tr, pid) ||
-			    !in_tree(tr, t, parent))
+			/* rbflame itself, under a shell given as the
+			 * target, is not part of the profile. */
+			if (pid == tr->self || target_process_find(t, pid) ||
+			    refused(tr, pid) || !in_tree(tr, t, parent))
 				continue;
 			if (!adopt_one(tr, t, pid, parent, first))
 				continue;

@@ -25,6 +25,7 @@ struct tree {
 	size_t nrefused, cap;
 	uint64_t next_scan_ns;	/* when tree_rescan() looks again */
 	pid_t tracer_tid;	/* our tracer thread, as TracerPid shows it */
+	pid_t self;		/* rbflame, never seized */
 };
 
 /** Prepares tr; call on the tracer thread. */
@@ -32,8 +33,9 @@ void tree_init(struct tree *tr);
 /**
  * Seizes every descendant of t's live processes that t does not know yet
  * (target_adopt()), walking /proc until no new one turns up (bounded).
- * A descendant that cannot be seized is a notice, once; so is each one
- * found after the first walk (first: the walk at attach, told as one
+ * A descendant that cannot be seized is a notice, once (a zombie is
+ * none; rbflame itself is skipped); so is each one found after the
+ * first walk (first: the walk at attach, told as one
  * line). Returns how many were seized.
  */
 size_t tree_adopt(struct tree *tr, struct target *t, bool first);

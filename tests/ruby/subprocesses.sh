@@ -19,7 +19,8 @@
 #    one of them held by another tracer: the two others are profiled
 #    (Server#work under each), the held one is a one-line notice naming
 #    the other tracer, not an error, and stays with its tracer; nothing
-#    of the tree is left traced by rbflame.
+#    of the tree is left traced by rbflame;
+#  - a zombie child (exited, not reaped) is no notice and no process.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -113,3 +114,24 @@ for p in $master $workers; do
 	[ "$TRACER" = 0 ] || fail "process $p left traced by $TRACER"
 done
 say "existing workers profiled, the held one told and left to its tracer"
+
+# A zombie in the tree: nothing to follow, nothing to say.
+"$RUBY" -e 'fork { exit 0 }; fork { loop { } }; puts "ready"; $stdout.flush; sleep 30' \
+	>"$T/zb.log" 2>&1 </dev/null &
+zb=$!
+track "$zb"
+wait_line "$T/zb.log" '^ready$' 20 "$zb"
+n=100
+until ps -o stat= --ppid "$zb" | grep -q Z; do
+	n=$((n - 1))
+	[ "$n" -gt 0 ] || fail "zombie: the fixture has no zombie child"
+	sleep 0.05
+done
+for c in $(ps -o pid= --ppid "$zb"); do track "$c"; done
+run_rbflame zb 30 --subprocesses -p "$zb" -s 1 -o "$T/zb.folded"
+expect_rc 0 "rbflame --subprocesses -p PID (a zombie child)"
+! grep -q 'not following' "$T/zb.err" ||
+	fail "zombie: a notice: $(grep 'not following' "$T/zb.err")"
+grep -q '; 2 processes$' "$T/zb.err" ||
+	fail "zombie: want 2 processes: $(tail -n 1 "$T/zb.err")"
+say "a zombie child: no notice, 2 processes profiled"
