@@ -18,6 +18,10 @@
 # new fork of the master) 1.5 s into a 5 s attach: the old workers keep
 # their samples, the new ones are followed from their fork and show
 # Shop::Pricing#total too, still 0 failed requests, nothing left traced.
+# Puma once more with --native (never tested together with
+# --subprocesses before): each worker's Ruby stacks woven with their
+# native frames, start_thread (libc.so.6) above the thread pool and
+# Shop::Pricing#total below, 0 failed requests, nothing left traced.
 # Then launch mode: 'rbflame --subprocesses -o FILE -- puma ...' under ab,
 # stopped with SIGTERM as a service manager would: rbflame passes the
 # signal on, Puma 5.6 dies by it, rbflame exits 143, and FILE holds both
@@ -137,6 +141,31 @@ phased_restart() {
 	done
 }
 
+# woven MASTER URL: the --native checks above.
+woven() {
+	local master=$1 url=$2 w n t abpid
+	ab -q -l -c 4 -t 4 -n 1000000 "$url" >"$T/native.ab" 2>&1 &
+	abpid=$!
+	track "$abpid"
+	sleep 0.5
+	run_rbflame native 40 -p "$master" --subprocesses --native -s 2.5 \
+		-r 200 -o "$T/native.folded"
+	expect_rc 0 "native: rbflame -p MASTER --subprocesses --native"
+	say "native: summary: $(tail -n 1 "$T/native.err")"
+	wait "$abpid" || fail "native: ab failed: $(tail -n 3 "$T/native.ab")"
+	for w in $WORKERS; do
+		read -r n t <<<"$(share "$T/native.folded" "^process $w \"[^\"]*\";clone3? \\(libc\\.so\\.6\\);start_thread \\(libc\\.so\\.6\\);.*;Shop::Pricing#total \\(")"
+		say "native: worker $w: $n/$t woven samples in Shop::Pricing#total"
+		[ "$n" -gt 0 ] || fail "native: worker $w: no woven Shop::Pricing#total"
+	done
+	t=$(sed -n 's/^Failed requests: *//p' "$T/native.ab")
+	[ "$t" = 0 ] || fail "native: ab: ${t:-?} failed requests"
+	for w in "$master" $WORKERS; do
+		read_tracer "$w" || fail "native: process $w is gone"
+		[ "$TRACER" = 0 ] || fail "native: process $w left traced by $TRACER"
+	done
+}
+
 # stop_server MASTER: TERM, and wait for the whole tree to go.
 stop_server() {
 	local w
@@ -156,6 +185,7 @@ wait_serving puma "$master" "http://127.0.0.1:$port/"
 say "puma: master $master, workers" $WORKERS
 profile_server puma "$master" "http://127.0.0.1:$port/"
 phased_restart "$master" "http://127.0.0.1:$port/"
+woven "$master" "http://127.0.0.1:$port/"
 stop_server "$master"
 
 port=$(free_port)
