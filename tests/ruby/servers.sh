@@ -22,6 +22,11 @@
 # --subprocesses before): each worker's Ruby stacks woven with their
 # native frames, start_thread (libc.so.6) above the thread pool and
 # Shop::Pricing#total below, 0 failed requests, nothing left traced.
+# Unicorn again, upgraded in place while attached (USR2: the master forks
+# a new master that re-execs itself and forks its own workers; then QUIT
+# to the old master): the old workers keep their samples, the new master
+# and its workers are followed through the exec, 0 failed requests, and
+# the new tree is left untraced.
 # Then launch mode: 'rbflame --subprocesses -o FILE -- puma ...' under ab,
 # stopped with SIGTERM as a service manager would: rbflame passes the
 # signal on, Puma 5.6 dies by it, rbflame exits 143, and FILE holds both
@@ -166,6 +171,61 @@ woven() {
 	done
 }
 
+# upgrade MASTER URL: the Unicorn upgrade checks above; sets master to
+# the new master and WORKERS to its workers.
+upgrade() {
+	local old=$1 url=$2 oldw=$WORKERS new= w n t abpid
+	ab -q -l -c 4 -t 8 -n 1000000 "$url" >"$T/upgrade.ab" 2>&1 &
+	abpid=$!
+	track "$abpid"
+	sleep 0.5
+	start_rbflame upgrade -p "$old" --subprocesses -s 6 -r 200 \
+		-o "$T/upgrade.folded"
+	sleep 1
+	kill -USR2 "$old"
+	n=600
+	until new=$(ps -o pid=,args= --ppid "$old" |
+		awk '$2 == "unicorn" && $3 == "master" { print $1 }') &&
+		[ -n "$new" ] && [ "$(workers_of "$new" | wc -l)" = 2 ]; do
+		n=$((n - 1))
+		[ "$n" -gt 0 ] || fail "upgrade: no new master with 2 workers in 30 s"
+		sleep 0.05
+	done
+	track "$new"
+	WORKERS=$(workers_of "$new")
+	for w in $WORKERS; do track "$w"; done
+	say "upgrade: new master $new, workers" $WORKERS
+	kill -QUIT "$old"
+	wait_gone "$old" 15 || fail "upgrade: the old master did not quit"
+	wait_rbflame 40 || fail "upgrade: rbflame still running after 40 s"
+	expect_rc 0 "upgrade: rbflame -p MASTER --subprocesses -s 6"
+	say "upgrade: summary: $(tail -n 1 "$T/upgrade.err")"
+	wait "$abpid" || fail "upgrade: ab failed: $(tail -n 3 "$T/upgrade.ab")"
+	for w in $oldw; do
+		read -r n t <<<"$(share "$T/upgrade.folded" "^process $w \"[^\"]*\";.*;Shop::Pricing#total \\(")"
+		say "upgrade: old worker $w: $n/$t samples in Shop::Pricing#total"
+		[ "$n" -gt 0 ] || fail "upgrade: old worker $w lost its samples"
+	done
+	grep -q "^process $new \"unicorn master" "$T/upgrade.folded" ||
+		fail "upgrade: the new master $new is not in the profile"
+	read -r n t <<<"$(share "$T/upgrade.folded" "^process ($(echo $WORKERS | tr ' ' '|')) \"[^\"]*\";.*;Shop::Pricing#total \\(")"
+	say "upgrade: new workers: $n/$t samples in Shop::Pricing#total"
+	[ "$n" -gt 0 ] || fail "upgrade: the new workers are not profiled"
+	for w in $WORKERS; do
+		grep -q "^process $w " "$T/upgrade.folded" ||
+			fail "upgrade: new worker $w is not in the profile"
+	done
+	t=$(sed -n 's/^Failed requests: *//p' "$T/upgrade.ab")
+	say "upgrade: ab: $(sed -n 's/^Complete requests: *//p' "$T/upgrade.ab") requests, $t failed"
+	[ "$t" = 0 ] || fail "upgrade: ab: ${t:-?} failed requests"
+	serves "$url" || fail "upgrade: the server does not serve after rbflame"
+	for w in "$new" $WORKERS; do
+		read_tracer "$w" || fail "upgrade: process $w is gone"
+		[ "$TRACER" = 0 ] || fail "upgrade: process $w left traced by $TRACER"
+	done
+	master=$new
+}
+
 # stop_server MASTER: TERM, and wait for the whole tree to go.
 stop_server() {
 	local w
@@ -196,6 +256,7 @@ track "$master"
 wait_serving unicorn "$master" "http://127.0.0.1:$port/"
 say "unicorn: master $master, workers" $WORKERS
 profile_server unicorn "$master" "http://127.0.0.1:$port/"
+upgrade "$master" "http://127.0.0.1:$port/"
 stop_server "$master"
 
 # Launch mode, stopped with SIGTERM.
