@@ -18,6 +18,10 @@
 # new fork of the master) 1.5 s into a 5 s attach: the old workers keep
 # their samples, the new ones are followed from their fork and show
 # Shop::Pricing#total too, still 0 failed requests, nothing left traced.
+# Puma's hot restart (SIGUSR2: the master stops its workers and
+# re-execs itself, same pid, then forks new ones) 1 s into a 5 s attach:
+# rbflame follows the exec, the new workers are profiled, the old ones
+# keep their samples, it ends on time, and nothing is left traced.
 # Puma once more with --native (never tested together with
 # --subprocesses before): each worker's Ruby stacks woven with their
 # native frames, start_thread (libc.so.6) above the thread pool and
@@ -146,6 +150,34 @@ phased_restart() {
 	done
 }
 
+# hot_restart MASTER URL: the hot restart checks above (Puma).
+hot_restart() {
+	local master=$1 url=$2 old=$WORKERS w n t
+	start_rbflame hot -p "$master" --subprocesses -s 5 -r 200 \
+		-o "$T/hot.folded"
+	sleep 1
+	kill -USR2 "$master"
+	wait_rbflame 40 || fail "hot: rbflame still running after 40 s"
+	expect_rc 0 "hot: rbflame -p MASTER --subprocesses -s 5 (SIGUSR2)"
+	say "hot: summary: $(tail -n 1 "$T/hot.err")"
+	wait_serving hot "$master" "$url"
+	for w in $old; do
+		! echo "$WORKERS" | grep -qx "$w" ||
+			fail "hot: worker $w not replaced"
+		grep -q "^process $w " "$T/hot.folded" ||
+			fail "hot: old worker $w lost its samples"
+	done
+	for w in $WORKERS; do
+		grep -q "^process $w " "$T/hot.folded" ||
+			fail "hot: new worker $w, forked after the exec, not profiled"
+	done
+	say "hot: the exec followed: old workers" $old "kept, new" $WORKERS "profiled"
+	for w in "$master" $WORKERS; do
+		read_tracer "$w" || fail "hot: process $w is gone"
+		[ "$TRACER" = 0 ] || fail "hot: process $w left traced by $TRACER"
+	done
+}
+
 # woven MASTER URL: the --native checks above.
 woven() {
 	local master=$1 url=$2 w n t abpid
@@ -245,6 +277,7 @@ wait_serving puma "$master" "http://127.0.0.1:$port/"
 say "puma: master $master, workers" $WORKERS
 profile_server puma "$master" "http://127.0.0.1:$port/"
 phased_restart "$master" "http://127.0.0.1:$port/"
+hot_restart "$master" "http://127.0.0.1:$port/"
 woven "$master" "http://127.0.0.1:$port/"
 stop_server "$master"
 
