@@ -11,6 +11,8 @@
 #  - a PID that names no process, or a thread rather than a process, in
 #    the list: one error line naming it, exit 1, the output file not
 #    written and the other target never seized;
+#  - a second target held by another tracer: the attach error names it
+#    (exit 1), and the first target, seized already, is let go;
 #  - afterwards no process of either tree is traced.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -77,6 +79,22 @@ assert_error_line "$T/tid.err" "rbflame -p A,TID"
 grep -q "^rbflame: attach $tid: not a process but a thread of process $TPID (give -p $TPID)$" \
 	"$T/tid.err" || fail "the error does not name thread $tid: $(cat "$T/tid.err")"
 say "a thread id: exit 1: $(cat "$T/tid.err")"
+
+# The second target refused: the first one, seized by then, is let go.
+"$TRACEES/ptrace-hold" -r "$T/hold.ready" "$B" >"$T/hold.log" 2>&1 &
+holder=$!
+track "$holder"
+wait_ready "$T/hold.ready" 10 "$holder"
+run_rbflame held 10 -p "$A,$B" -s 1 -o "$T/held.folded"
+expect_rc 1 "rbflame -p A,B-traced-by-another"
+assert_error_line "$T/held.err" "rbflame -p A,B-traced-by-another"
+grep -q "^rbflame: attach $B: .*trac" "$T/held.err" ||
+	fail "the error does not name $B and its tracer: $(cat "$T/held.err")"
+[ ! -e "$T/held.folded" ] || fail "-p A,B-held wrote its output"
+wait_untraced "$A" 5
+say "second target held: exit 1: $(cat "$T/held.err")"
+kill_tracee "$holder"
+wait_untraced "$B" 5
 
 for p in $A $B $wa $wb; do
 	read_tracer "$p" || continue	# a worker that just ended
