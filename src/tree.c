@@ -22,8 +22,8 @@
 #include "rbflame/tree.h"
 #include "rbflame/xmalloc.h"
 
-#define TREE_PASSES 64		/* bound on the depth one walk goes down */
-#define TREE_REFUSED_MAX 4096	/* bound on the pids remembered as refused */
+#define TREE_PASSES 64		/* bound on the depth of one walk */
+#define TREE_REFUSED_MAX 4096	/* bound on the refused pids kept */
 #define TREE_LIST_MAX 8		/* pids named in the attach line */
 
 void

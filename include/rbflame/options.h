@@ -16,7 +16,7 @@
 
 /* ---- outputs (issue #6): -o may be repeated -------------------------- */
 #define OPTIONS_MAX_OUTPUTS 16
-#define OPTIONS_MAX_PIDS 64	/* targets of one run (-p A,B or -p A -p B) */
+#define OPTIONS_MAX_PIDS 64	/* targets of one run: -p A,B or -p A -p B */
 
 /**
  * The formats -f and -o can name. The writers sit above the options

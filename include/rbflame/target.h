@@ -123,9 +123,9 @@ int target_attach(struct target *t, pid_t pid);
 /**
  * Seizes pid, a process found already running under parent (a descendant
  * of the target that was not forked under our eyes; parent 0: another
- * target of the run), and every thread of it, as target_attach() does. -1 with errno from the leader's seize
- * (EPERM: another tracer or no right; ESRCH: it exited), nothing left
- * attached.
+ * target of the run), and every thread of it, as target_attach() does.
+ * -1 with errno from the leader's seize (EPERM: another tracer, no
+ * right, a zombie; ESRCH: it exited), nothing left attached.
  */
 int target_adopt(struct target *t, pid_t pid, pid_t parent);
 
