@@ -217,7 +217,7 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 			continue;
 		}
 		if (t->follow_forks || t->nprocs > 1) {
-			if (t->follow_forks)
+			if (t->follow_forks && !t->launched)
 				tree_rescan(tree, t, now);
 			children_sync(&kids, t, s);
 			tick_all(t, s, &kids);
@@ -314,8 +314,10 @@ tracer_main(void *arg)
 	}
 	c->pid = t.pid;
 	tree_init(&tree);
-	/* The tree as it is now; joiners are looked for once a second. */
-	if (t.follow_forks)
+	/* The tree as it is now; joiners are looked for once a second. A
+	 * command just launched has no descendants yet, and every one it
+	 * forks is followed from its fork. */
+	if (t.follow_forks && !t.launched)
 		tree_adopt(&tree, &t, true);
 	tree.next_scan_ns = now_ns() + TREE_RESCAN_NS;
 	record_meta(c->prof, o, t.pid);
