@@ -32,7 +32,9 @@ const char options_help_head[] =
 "'rbflame diff' compares two profiles (see 'rbflame diff --help').\n"
 "\n"
 "Target:\n"
-"  -p, --pid PID          attach to the running process PID\n"
+"  -p, --pid PID[,PID...] attach to the running process PID (repeat -p or\n"
+"                         join PIDs by commas for several processes, each\n"
+"                         stack rooted at 'process PID \"CMD\"')\n"
 "  -- COMMAND [ARGS...]   launch COMMAND and profile it from its first\n"
 "                         instruction; rbflame exits with its status\n"
 "\n"
@@ -237,6 +239,49 @@ options_parse_pid(const char *s, pid_t *pid)
 	return 0;
 }
 
+int
+options_pids_add(struct options *o, const char *arg, char *err,
+		 size_t errlen)
+{
+	const char *p = arg;
+
+	for (;;) {
+		size_t len = strcspn(p, ",");
+		char one[32];
+		pid_t pid;
+
+		if (len == 0 || len >= sizeof(one))
+			goto bad;
+		memcpy(one, p, len);
+		one[len] = '\0';
+		if (options_parse_pid(one, &pid) < 0)
+			goto bad;
+		for (size_t i = 0; i < o->npids; i++) {
+			if (o->pids[i] == pid) {
+				options_fail(err, errlen, "PID %d given twice",
+					     (int)pid);
+				return -1;
+			}
+		}
+		if (o->npids >= OPTIONS_MAX_PIDS) {
+			options_fail(err, errlen,
+				     "too many PIDs: at most %d processes in one run",
+				     OPTIONS_MAX_PIDS);
+			return -1;
+		}
+		o->pids[o->npids++] = pid;
+		o->pid = o->pids[0];
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+bad:
+	options_fail(err, errlen,
+		     "invalid PID '%s': expected a process id such as 1234, or several joined by commas (1234,1240)",
+		     arg);
+	return -1;
+}
+
 /* ---- outputs (issue #6): -o may be repeated -------------------------- */
 
 int
@@ -328,10 +373,8 @@ options_parse(int argc, char **argv, const struct options_formats *formats,
 				NULL)) != -1) {
 		switch (c) {
 		case 'p':
-			if (options_parse_pid(optarg, &o->pid) < 0)
-				return options_fail(err, errlen,
-					    "invalid PID '%s': expected a process id such as 1234",
-					    optarg);
+			if (options_pids_add(o, optarg, err, errlen) < 0)
+				return OPTIONS_ERROR;
 			break;
 		case 's':
 			if (parse_double(optarg, &o->duration) < 0 ||

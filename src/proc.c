@@ -229,6 +229,57 @@ proc_tasks(pid_t pid, pid_t **tids, size_t *n)
 	return 0;
 }
 
+static int read_small(const char *path, char *buf, size_t cap);
+
+int
+proc_stat_ppid_parse(const char *line, pid_t *ppid)
+{
+	/* "PID (COMM) S PPID ...": comm may contain spaces and parentheses,
+	 * the state follows the last ')'. */
+	const char *p = strrchr(line, ')');
+	char state;
+	int v;
+
+	if (!p || sscanf(p + 1, " %c %d", &state, &v) != 2 || v < 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	*ppid = (pid_t)v;
+	return 0;
+}
+
+int
+proc_parents(struct proc_parent **v, size_t *n)
+{
+	DIR *d = opendir(proc_dir);
+	struct dirent *de;
+	size_t cap = 0;
+
+	*v = NULL;
+	*n = 0;
+	if (!d)
+		return -1;
+	while ((de = readdir(d)) != NULL && *n < PROC_PARENTS_MAX) {
+		char path[64], buf[1024];
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		pid_t ppid;
+
+		if (*end || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%ld/stat", proc_dir, pid);
+		/* Gone since readdir, or a kernel thread's odd line: skip. */
+		if (read_small(path, buf, sizeof(buf)) < 0 ||
+		    proc_stat_ppid_parse(buf, &ppid) < 0)
+			continue;
+		*v = xgrowarray(*v, &cap, *n + 1, sizeof(**v));
+		(*v)[*n].pid = (pid_t)pid;
+		(*v)[(*n)++].ppid = ppid;
+	}
+	closedir(d);
+	return 0;
+}
+
 static int
 read_small(const char *path, char *buf, size_t cap)
 {
@@ -350,6 +401,17 @@ proc_tracer_pid(pid_t pid, pid_t *tracer)
 	if (status_field(pid, "TracerPid", &v) < 0)
 		return -1;
 	*tracer = (pid_t)v;
+	return 0;
+}
+
+int
+proc_tgid(pid_t pid, pid_t *tgid)
+{
+	long v;
+
+	if (status_field(pid, "Tgid", &v) < 0)
+		return -1;
+	*tgid = (pid_t)v;
 	return 0;
 }
 

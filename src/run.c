@@ -10,7 +10,9 @@
  *
  * With --subprocesses every child the target forks is traced too (and
  * its children): one sampler per process, made when the fork is seen and
- * finished when the child exits; its samples stay in the profile. The
+ * finished when the child exits; its samples stay in the profile. With
+ * -p, the descendants already running are seized at attach, and /proc is
+ * looked at once a second for those that join otherwise (tree.c). The
  * run ends when every followed process has exited.
  */
 #include "config.h"
@@ -36,6 +38,7 @@
 #include "rbflame/schedule.h"
 #include "rbflame/target.h"
 #include "rbflame/tfile.h"
+#include "rbflame/tree.h"
 #include "rbflame/xmalloc.h"
 
 #define PROGRESS_NS (250ull * 1000000ull)
@@ -58,6 +61,7 @@ struct run_ctx {
 	sigset_t wait_mask;
 	/* results of the tracer thread */
 	int attach_errno;	/* attach or launch failed with this */
+	pid_t attach_pid;	/* the target whose attach failed */
 	int exec_errno;		/* launch: the command could not be run */
 	pid_t pid;
 	bool exited;
@@ -100,7 +104,8 @@ children_sync(struct children *k, struct target *t, struct sampler *first)
 		struct child *ch = child_find(k, p->pid);
 		const struct sampler *parent = first;
 
-		if (p->pid == first->pid || !p->parent)
+		/* parent 0 and not adopted: its fork event is not seen yet. */
+		if (p->pid == first->pid || (!p->parent && !p->adopted))
 			continue;
 		if (!ch && !p->exited) {
 			struct child *pc = child_find(k, p->parent);
@@ -184,7 +189,8 @@ progress_line(struct run_ctx *c, uint64_t elapsed_ns, bool final)
 }
 
 static void
-sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
+sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
+	    struct tree *tree)
 {
 	const struct options *o = c->o;
 	uint64_t start = s->start_ns;
@@ -210,7 +216,9 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s)
 			target_poll(t, wake - now);
 			continue;
 		}
-		if (t->follow_forks) {
+		if (t->follow_forks || t->nprocs > 1) {
+			if (t->follow_forks && !t->launched)
+				tree_rescan(tree, t, now);
 			children_sync(&kids, t, s);
 			tick_all(t, s, &kids);
 		} else {
@@ -253,6 +261,29 @@ record_meta(struct profile *p, const struct options *o, pid_t pid)
 				(uint64_t)ts.tv_nsec;
 }
 
+/* Seizes every -p target, each a root of its own; on a failure lets go
+ * of those seized (the tracer thread's exit detaches them). */
+static int
+attach_all(struct run_ctx *c, struct target *t)
+{
+	const struct options *o = c->o;
+
+	c->attach_pid = o->pids[0];
+	if (target_attach(t, o->pids[0]) < 0)
+		goto out_fail;
+	for (size_t i = 1; i < o->npids; i++) {
+		c->attach_pid = o->pids[i];
+		if (target_adopt(t, o->pids[i], 0) < 0)
+			goto out_fail;
+	}
+	return 0;
+out_fail:
+	c->attach_errno = errno;
+	target_release(t);
+	target_fini(t);
+	return -1;
+}
+
 static void *
 tracer_main(void *arg)
 {
@@ -260,6 +291,7 @@ tracer_main(void *arg)
 	const struct options *o = c->o;
 	struct target t;
 	struct sampler s;
+	struct tree tree;
 	bool sampler_ok = false;
 
 	if (target_init(&t, &c->wait_mask, &stop_flag) < 0) {
@@ -277,12 +309,17 @@ tracer_main(void *arg)
 			target_fini(&t);
 			return NULL;
 		}
-	} else if (target_attach(&t, o->pid) < 0) {
-		c->attach_errno = errno;
-		target_fini(&t);
+	} else if (attach_all(c, &t) < 0) {
 		return NULL;
 	}
 	c->pid = t.pid;
+	tree_init(&tree);
+	/* The tree as it is now; joiners are looked for once a second. A
+	 * command just launched has no descendants yet, and every one it
+	 * forks is followed from its fork. */
+	if (t.follow_forks && !t.launched)
+		tree_adopt(&tree, &t, true);
+	tree.next_scan_ns = now_ns() + TREE_RESCAN_NS;
 	record_meta(c->prof, o, t.pid);
 	c->sources = tfile_root_pid(t.pid);
 	if (sampler_init(&s, &t, c->prof, &(struct sampler_options){
@@ -290,13 +327,14 @@ tracer_main(void *arg)
 				.function = o->function,
 				.cpu = o->cpu,
 				.nonblocking = o->nonblocking,
-				.subprocesses = o->subprocesses,
+				.subprocesses = o->subprocesses ||
+						o->npids > 1,
 				.native = o->native,
 				.native_all = o->native_all,
 				.force_version = o->force_version,
 			 }, now_ns()) == 0) {
 		sampler_ok = true;
-		sample_loop(c, &t, &s);
+		sample_loop(c, &t, &s, &tree);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,
 			  strerror(errno));
@@ -309,6 +347,7 @@ tracer_main(void *arg)
 		snprintf(c->fatal_msg, sizeof(c->fatal_msg), "%s", s.fatal_msg);
 	if (sampler_ok)
 		sampler_fini(&s);
+	tree_fini(&tree);
 	target_fini(&t);
 	return NULL;
 }
@@ -342,7 +381,7 @@ summary(const struct run_ctx *c)
 		profile_stop_quantile(c->prof, 0.99) / 1e3);
 	if (c->prof->meta.ruby_version)
 		summary_states(st);
-	if (c->o->subprocesses)
+	if (c->o->subprocesses || c->o->npids > 1)
 		fprintf(stderr, "; %zu processes", c->nprocs);
 	if (c->o->nonblocking)
 		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%)",
@@ -462,6 +501,30 @@ run_help(FILE *f)
 	fputs(options_help_tail, f);
 }
 
+/* Every -p names a process: said before anything is seized or written. */
+static int
+check_pids(const struct options *o)
+{
+	for (size_t i = 0; i < o->npids; i++) {
+		pid_t pid = o->pids[i], tgid = 0;
+		struct attach_facts f;
+		char msg[512];
+
+		if (proc_tgid(pid, &tgid) < 0) {
+			diagnose_collect(pid, &f);
+			diagnose_attach(ESRCH, &f, msg, sizeof(msg));
+			error_msg("%s", msg);
+			return -1;
+		}
+		if (tgid != pid) {
+			error_msg("attach %d: not a process but a thread of process %d (give -p %d)",
+				  (int)pid, (int)tgid, (int)tgid);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 int
 run_profile(const struct options *o)
 {
@@ -475,6 +538,8 @@ run_profile(const struct options *o)
 	int code = 0;
 
 	exit_code_on_die = fail;
+	if (check_pids(o) < 0)
+		return fail;
 	if (run_open_outputs(&o->outputs, outs) < 0)
 		return fail;
 
@@ -525,7 +590,7 @@ run_profile(const struct options *o)
 			struct attach_facts f;
 			char msg[512];
 
-			diagnose_collect(o->pid, &f);
+			diagnose_collect(c.attach_pid, &f);
 			diagnose_attach(c.attach_errno, &f, msg, sizeof(msg));
 			error_msg("%s", msg);
 			code = 1;

@@ -113,6 +113,8 @@ int
 sampler_init_child(struct sampler *s, const struct sampler *parent,
 		   pid_t pid)
 {
+	const struct target_process *p;
+
 	memset(s, 0, sizeof(*s));
 	s->t = parent->t;
 	s->pid = pid;
@@ -123,6 +125,9 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
 	if (setup_or_undo(s) < 0)
 		return -1;
+	p = target_process_find(s->t, pid);
+	if (p && p->adopted)
+		return 0;	/* found running: it may have exec'd since */
 	if (parent->mode == SAMPLER_RUBY) {
 		/* fork copies the address space: same VM, same addresses. */
 		s->vm = parent->vm;
@@ -167,6 +172,15 @@ loader_busy(pid_t pid)
 	}
 	maps_free(&mp);
 	return ld && !libc;
+}
+
+/* Whether s reads one of the run's targets (-p A,B), not a child. */
+static bool
+sampler_is_root(const struct sampler *s)
+{
+	const struct target_process *p = target_process_find(s->t, s->pid);
+
+	return p && p->adopted && !p->parent;
 }
 
 /* Looks for the Ruby VM; decides the mode once it is found or the
@@ -215,7 +229,7 @@ probe_ruby(struct sampler *s)
 		    now - s->pending_since < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
-		if (s->pid != s->t->pid) {
+		if (s->pid != s->t->pid && !sampler_is_root(s)) {
 			/* A child that ran another program (a shell, a
 			 * helper): not worth a line each time. */
 			debug_msg("child %d is not Ruby: native stacks",

@@ -71,7 +71,7 @@ target_alive(const struct target *t)
 {
 	if (t->nthreads == 0)
 		return false;
-	if (!t->follow_forks)
+	if (!t->follow_forks && t->nprocs <= 1)
 		return !t->exited;
 	for (size_t i = 0; i < t->nprocs; i++)
 		if (!t->procs[i].exited)
@@ -95,8 +95,8 @@ process_add(struct target *t, pid_t pid, pid_t parent)
 	return p;
 }
 
-/* The process of a thread we have not seen yet. Without follow_forks
- * every traced thread is the target's; with it, /proc knows. */
+/* The process of a thread we have not seen yet. With one process and
+ * no follow_forks every traced thread is the target's; else /proc knows. */
 static pid_t
 thread_group(struct target *t, pid_t tid)
 {
@@ -104,7 +104,7 @@ thread_group(struct target *t, pid_t tid)
 	pid_t tgid = t->pid;
 	FILE *f;
 
-	if (!t->follow_forks)
+	if (!t->follow_forks && t->nprocs <= 1)
 		return t->pid;
 	snprintf(path, sizeof(path), "%s/%d/status", proc_dir, (int)tid);
 	f = fopen(path, "re");
@@ -671,15 +671,15 @@ seize(struct target *t, pid_t tid)
 	return (int)ptrace(PTRACE_SEIZE, tid, NULL, (void *)opts);
 }
 
-int
-target_attach(struct target *t, pid_t pid)
+/* Seizes pid's leader, then its threads: threads created by a thread not
+ * yet seized are not traced automatically, so list again until the set
+ * is stable. */
+static int
+seize_process(struct target *t, pid_t pid)
 {
-	t->pid = pid;
 	if (seize(t, pid) < 0)
 		return -1;
 	thread_add(t, pid, pid);
-	/* Threads created by a not-yet-seized thread are not traced
-	 * automatically: list again until the set is stable. */
 	for (int round = 0; round < ATTACH_ROUNDS; round++) {
 		pid_t *tids;
 		size_t n;
@@ -699,6 +699,26 @@ target_attach(struct target *t, pid_t pid)
 		if (!added)
 			break;
 	}
+	return 0;
+}
+
+int
+target_attach(struct target *t, pid_t pid)
+{
+	t->pid = pid;
+	return seize_process(t, pid);
+}
+
+int
+target_adopt(struct target *t, pid_t pid, pid_t parent)
+{
+	struct target_process *p;
+
+	if (seize_process(t, pid) < 0)
+		return -1;
+	p = process_add(t, pid, parent);
+	p->parent = parent;
+	p->adopted = true;
 	return 0;
 }
 

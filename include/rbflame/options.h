@@ -16,6 +16,7 @@
 
 /* ---- outputs (issue #6): -o may be repeated -------------------------- */
 #define OPTIONS_MAX_OUTPUTS 16
+#define OPTIONS_MAX_PIDS 64	/* targets of one run: -p A,B or -p A -p B */
 
 /**
  * The formats -f and -o can name. The writers sit above the options
@@ -106,7 +107,9 @@ int options_view_parse(int c, const char *arg, struct output_opts *v,
 /* ---- end of views ------------------------------------------------------ */
 
 struct options {
-	pid_t pid;		/* -p; 0 in launch mode */
+	pid_t pid;		/* the first -p; 0 in launch mode */
+	pid_t pids[OPTIONS_MAX_PIDS]; /* every -p, in order, no repeats */
+	size_t npids;
 	char **command;		/* launch mode: argv of the program, NULL-terminated */
 	double duration;	/* -s seconds; 0 = until Ctrl-C or target exit */
 	double rate;		/* -r Hz */
@@ -153,6 +156,13 @@ enum options_result options_getopt_error(int c, char **argv, char *err,
 
 /** Parses a PID (a positive decimal process id): 0, or -1 if invalid. */
 int options_parse_pid(const char *s, pid_t *pid);
+/**
+ * Adds the pids of one -p argument ("1234" or "1234,1240,...") to o:
+ * 0, or -1 with a one-line message in err (not a pid, given twice, too
+ * many).
+ */
+int options_pids_add(struct options *o, const char *arg, char *err,
+		     size_t errlen);
 
 /** The --help text before and after its Formats section (run_help()
  * writes the three; the formats come from the writer table). */

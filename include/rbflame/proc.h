@@ -51,6 +51,21 @@ int proc_root_prefix(pid_t pid, char *buf, size_t cap);
 
 /** Threads of pid: *tids is malloc'd, *n set. 0 or -1. */
 int proc_tasks(pid_t pid, pid_t **tids, size_t *n);
+/** A process and its parent, as /proc/PID/stat says. */
+struct proc_parent {
+	pid_t pid, ppid;
+};
+/**
+ * Every process of the system with its parent (each /proc/PID/stat; a process
+ * that exits while listed is left out): *v is malloc'd, *n set, at most
+ * PROC_PARENTS_MAX. 0 or -1.
+ */
+int proc_parents(struct proc_parent **v, size_t *n);
+#define PROC_PARENTS_MAX 65536
+/** The ppid of a /proc/PID/stat line (comm may hold ') '): 0 or -1. */
+int proc_stat_ppid_parse(const char *line, pid_t *ppid);
+/** The process (thread group) of pid, which may be a thread: 0 or -1. */
+int proc_tgid(pid_t pid, pid_t *tgid);
 /** comm of a thread ("" on failure); 0 or -1. */
 int proc_thread_comm(pid_t pid, pid_t tid, char *buf, size_t cap);
 /** Command line of pid, args joined by spaces, truncated to cap. */

@@ -100,7 +100,8 @@ int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 		 const struct sampler_options *opt, uint64_t start_ns);
 /**
  * Sets up s for pid, a child that parent's process forked: a copy of its
- * address space, so a Ruby parent's VM is the child's too (no search).
+ * address space, so a Ruby parent's VM is the child's too (no search);
+ * a child found running (target_adopt()) is searched like a new target.
  * Fails as sampler_init() does.
  */
 int sampler_init_child(struct sampler *s, const struct sampler *parent,

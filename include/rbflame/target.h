@@ -65,6 +65,9 @@ struct target_process {
 	pid_t pid;
 	pid_t parent;		/* the process that forked it; 0: the first,
 				 * or the fork event is not seen yet */
+	bool adopted;		/* seized as found (target_adopt()), not
+				 * followed from its fork: its image may
+				 * differ from its parent's */
 	bool vforked;		/* shares its parent's memory until exec */
 	bool exited;		/* its leader is gone */
 	bool exec_seen;		/* an exec replaced its image (the sampler
@@ -118,6 +121,15 @@ int target_init(struct target *t, const sigset_t *wait_mask,
 int target_attach(struct target *t, pid_t pid);
 
 /**
+ * Seizes pid, a process found already running under parent (a descendant
+ * of the target that was not forked under our eyes; parent 0: another
+ * target of the run), and every thread of it, as target_attach() does.
+ * -1 with errno from the leader's seize (EPERM: another tracer, no
+ * right, a zombie; ESRCH: it exited), nothing left attached.
+ */
+int target_adopt(struct target *t, pid_t pid, pid_t parent);
+
+/**
  * Forks and execs argv traced from its first instruction. The child keeps
  * the terminal's foreground process group. On failure to exec returns -1
  * and sets *exec_errno (ENOENT -> 127, others -> 126).
@@ -127,7 +139,7 @@ int target_launch(struct target *t, char **argv, int *exec_errno);
 /** Finds a process by pid, NULL if unknown. */
 struct target_process *target_process_find(struct target *t, pid_t pid);
 /** True while some process of the target (with follow_forks, any child
- * followed) has not exited. */
+ * followed; with several targets, any of them) has not exited. */
 bool target_alive(const struct target *t);
 
 /** Finds a live thread by tid, NULL if unknown. */

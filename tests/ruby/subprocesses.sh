@@ -14,7 +14,13 @@
 #  - attach mode on a master that keeps forking short-lived workers
 #    ('respawn'), -s 3: the children forked while attached are followed
 #    (>= 4 processes in all), and at the deadline every process, the
-#    master and its live workers, is left running and untraced.
+#    master and its live workers, is left running and untraced;
+#  - attach mode on a master whose workers were forked before ('once 8'),
+#    one of them held by another tracer: the two others are profiled
+#    (Server#work under each), the held one is a one-line notice naming
+#    the other tracer, not an error, and stays with its tracer; nothing
+#    of the tree is left traced by rbflame;
+#  - a zombie child (exited, not reaped) is no notice and no process.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -72,3 +78,60 @@ for c in $(cat "/proc/$TPID/task/$TPID/children" 2>/dev/null); do
 	[ "$TRACER" = 0 ] || fail "worker $c still traced by $TRACER"
 done
 say "the master and its live workers are running and untraced"
+
+# Attach to a tree that exists already, one worker held by another tracer.
+start_fixture tr forks.rb once 8
+master=$TPID
+workers=$(awk '$1 == "worker" { print $3 }' "$T/tr.log")
+[ "$(echo "$workers" | wc -w)" = 3 ] || fail "tree: want 3 workers"
+held=$(echo "$workers" | head -n 1)
+"$TRACEES/ptrace-hold" -r "$T/hold.ready" "$held" >"$T/hold.log" 2>&1 &
+holder=$!
+track "$holder"
+wait_ready "$T/hold.ready" 10 "$holder"
+run_rbflame tr 30 --subprocesses -p "$master" -s 2 -r 200 -o "$T/tr.folded"
+expect_rc 0 "rbflame --subprocesses -p PID -s 2 (existing workers)"
+say "summary: $(tail -n 1 "$T/tr.err")"
+assert_collapsed "$T/tr.folded" "--subprocesses (existing tree)"
+grep -Ex "rbflame: not following process $held \\(child of $master\\): it is traced by process $holder already .*" \
+	"$T/tr.err" >/dev/null ||
+	fail "no notice about worker $held held by $holder"
+grep -Ex "rbflame: following 2 running processes under $master: [0-9 ]+" \
+	"$T/tr.err" >/dev/null || fail "no line naming the workers found"
+for w in $workers; do
+	[ "$w" = "$held" ] && continue
+	read -r n t <<<"$(share "$T/tr.folded" "^process $w .*;Server#work \\(")"
+	say "worker $w, running before the attach: $n/$t samples in Server#work"
+	[ "$n" -gt 0 ] || fail "no sample of existing worker $w in Server#work"
+done
+! grep -q "^process $held " "$T/tr.folded" ||
+	fail "worker $held, held by another tracer, is in the profile"
+[ "$(tracer_of "$held")" = "$holder" ] ||
+	fail "the other tracer lost worker $held (TracerPid $(tracer_of "$held"))"
+for p in $master $workers; do
+	[ "$p" = "$held" ] && continue
+	read_tracer "$p" || continue	# a worker that just ended
+	[ "$TRACER" = 0 ] || fail "process $p left traced by $TRACER"
+done
+say "existing workers profiled, the held one told and left to its tracer"
+
+# A zombie in the tree: nothing to follow, nothing to say.
+"$RUBY" -e 'fork { exit 0 }; fork { loop { } }; puts "ready"; $stdout.flush; sleep 30' \
+	>"$T/zb.log" 2>&1 </dev/null &
+zb=$!
+track "$zb"
+wait_line "$T/zb.log" '^ready$' 20 "$zb"
+n=100
+until ps -o stat= --ppid "$zb" | grep -q Z; do
+	n=$((n - 1))
+	[ "$n" -gt 0 ] || fail "zombie: the fixture has no zombie child"
+	sleep 0.05
+done
+for c in $(ps -o pid= --ppid "$zb"); do track "$c"; done
+run_rbflame zb 30 --subprocesses -p "$zb" -s 1 -o "$T/zb.folded"
+expect_rc 0 "rbflame --subprocesses -p PID (a zombie child)"
+! grep -q 'not following' "$T/zb.err" ||
+	fail "zombie: a notice: $(grep 'not following' "$T/zb.err")"
+grep -q '; 2 processes$' "$T/zb.err" ||
+	fail "zombie: want 2 processes: $(tail -n 1 "$T/zb.err")"
+say "a zombie child: no notice, 2 processes profiled"

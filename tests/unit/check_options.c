@@ -107,6 +107,30 @@ START_TEST(test_all_options)
 }
 END_TEST
 
+/* Several targets: -p repeated, or PIDs joined by commas. */
+START_TEST(test_pids)
+{
+	ck_assert_int_eq(PARSE("-p", "7"), OPTIONS_OK);
+	ck_assert_int_eq(o.npids, 1);
+	ck_assert_int_eq(o.pids[0], 7);
+	ck_assert_int_eq(PARSE("-p", "7,9", "--pid", "11"), OPTIONS_OK);
+	ck_assert_int_eq(o.pid, 7);
+	ck_assert_int_eq(o.npids, 3);
+	ck_assert_int_eq(o.pids[1], 9);
+	ck_assert_int_eq(o.pids[2], 11);
+	ck_assert_int_eq(PARSE("-p", "7,7"), OPTIONS_ERROR);
+	ck_assert_str_eq(err, "PID 7 given twice");
+	ck_assert_int_eq(PARSE("-p", "7", "-p", "7"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "7,"), OPTIONS_ERROR);
+	ck_assert(strstr(err, "invalid PID '7,'") != NULL);
+	ck_assert_int_eq(PARSE("-p", ",7"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "7,,9"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "7,x"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "7,0"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "7,9", "--", "ls"), OPTIONS_ERROR);
+}
+END_TEST
+
 START_TEST(test_launch)
 {
 	ck_assert_int_eq(PARSE("-s", "1", "--", "ruby", "-e", "1"), OPTIONS_OK);
@@ -427,6 +451,7 @@ main(void)
 	tcase_add_test(tc, test_defaults);
 	tcase_add_test(tc, test_issue9_options);
 	tcase_add_test(tc, test_all_options);
+	tcase_add_test(tc, test_pids);
 	tcase_add_test(tc, test_launch);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_native);

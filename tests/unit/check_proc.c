@@ -371,6 +371,34 @@ START_TEST(test_tidmap)
 }
 END_TEST
 
+/* The parent in a stat line, past a comm that holds ') ' itself. */
+START_TEST(test_stat_ppid)
+{
+	struct proc_parent *v;
+	size_t n;
+	bool me = false;
+	pid_t ppid = 0;
+
+	ck_assert_int_eq(proc_stat_ppid_parse("42 (puma) S 7 42 42 0", &ppid),
+			 0);
+	ck_assert_int_eq(ppid, 7);
+	ck_assert_int_eq(proc_stat_ppid_parse("43 (a) S 9 (b)) R 11 1", &ppid),
+			 0);
+	ck_assert_int_eq(ppid, 11);
+	ck_assert_int_eq(proc_stat_ppid_parse("44 (cut", &ppid), -1);
+	ck_assert_int_eq(proc_stat_ppid_parse("45 (x) S", &ppid), -1);
+	ck_assert_int_eq(proc_stat_ppid_parse("46 (x) S -3", &ppid), -1);
+
+	/* This process is listed, under its parent. */
+	ck_assert_int_eq(proc_parents(&v, &n), 0);
+	for (size_t i = 0; i < n; i++)
+		if (v[i].pid == getpid())
+			me = v[i].ppid == getppid();
+	free(v);
+	ck_assert(me);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -389,6 +417,7 @@ main(void)
 	tcase_add_test(tc, test_self);
 	tcase_add_test(tc, test_nspid_parse);
 	tcase_add_test(tc, test_tidmap);
+	tcase_add_test(tc, test_stat_ppid);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
