@@ -10,8 +10,12 @@
  * PCT points and the growth is significant at 99% for the sample counts
  * (two-proportion z test, on effective sample counts: a recording's
  * samples that cluster, as a preempted thread's do, weigh less), so
- * noise between two runs does not fail a build. --svg and --collapsed write the differential flamegraph and
- * flamegraph.pl's differential input.
+ * noise between two runs does not fail a build. --svg and --collapsed
+ * write the differential flamegraph and flamegraph.pl's differential
+ * input. Two checkouts compare: files under each side's root (given or
+ * detected, diff_roots_detect) are named relative to it. Profiles that
+ * cannot be compared (different programs, too few samples for the
+ * threshold) exit 2 with the reason.
  */
 #include "config.h"
 
@@ -54,12 +58,18 @@ static const char diff_help[] =
 "      --collapsed FILE   write flamegraph.pl's differential input\n"
 "                         ('stack BASE NEW', the base scaled to the new\n"
 "                         profile's total)\n"
+"      --root BASE_DIR NEW_DIR\n"
+"                         the two checkouts' trees: a file under one is\n"
+"                         named relative to it, so both sides match\n"
+"                         (default: found from the files only one side\n"
+"                         names; the output says which)\n"
 "      --title TEXT       the SVG's title\n"
 "      --limit N          rows of the table (default 20)\n"
 "  -h, --help             show this help and exit\n"
 "\n"
 "Exit status: 0 when no function grew beyond --fail-above (or without\n"
-"it), 1 when one did, 2 on an error.\n";
+"it), 1 when one did, 2 on an error or when the profiles cannot be\n"
+"compared (of different programs, or too few samples to decide).\n";
 
 double
 diff_z_eff(double p1, double n1, double p2, double n2)
@@ -170,11 +180,25 @@ autocorrelation(const struct profile *q, const struct callgraph *g,
 	free(stamp_cur);
 }
 
-/* The function a frame belongs to, as text: "LABEL (FILE)" or the text. */
+/* file relative to root when it lies under it, else file itself. */
+static const char *
+under_root(const char *file, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+
+	if (!n || strncmp(file, root, n))
+		return file;
+	if (root[n - 1] == '/')
+		return file[n] ? file + n : file;
+	return file[n] == '/' && file[n + 1] ? file + n + 1 : file;
+}
+
+/* The function a frame belongs to, as text: "LABEL (FILE)", FILE
+ * relative to root when under it, or the text. */
 static char *
 function_key(const struct profile *p, const struct profile_frame *f,
-	     uint32_t id, enum profile_kind *kind, char **label,
-	     char **file)
+	     uint32_t id, const char *root, enum profile_kind *kind,
+	     char **label, char **file)
 {
 	const char *text = profile_frame_name(p, id);
 	size_t ll, fo, fl;
@@ -185,20 +209,144 @@ function_key(const struct profile *p, const struct profile_frame *f,
 	if ((f->kind == PROFILE_FRAME_RUBY || f->kind == PROFILE_FRAME_CFUNC) &&
 	    f->file != PROFILE_NO_STR && *profile_str_get(p, f->name)) {
 		*label = xstrdup(profile_str_get(p, f->name));
-		*file = xstrdup(profile_str_get(p, f->file));
+		*file = xstrdup(under_root(profile_str_get(p, f->file), root));
 	} else if (f->kind == PROFILE_FRAME_NAME &&
 		   flametree_split(text, &ll, &fo, &fl, &line) == 0) {
+		char *full = xstrndup(text + fo, fl);
+
 		*kind = PROFILE_FRAME_RUBY;
 		*label = xstrndup(text, ll);
-		*file = xstrndup(text + fo, fl);
+		*file = xstrdup(under_root(full, root));
+		free(full);
 	}
 	if (*label)
 		return xasprintf("%s (%s)", *label, *file);
 	return xstrdup(text);
 }
 
+/* The source files of p's Ruby and C-method frames, absolute ones. */
+static struct intern *
+ruby_files(const struct profile *p)
+{
+	struct intern *in = intern_create();
+
+	for (size_t id = 0; id < p->nframes; id++) {
+		const struct profile_frame *f = &p->frames[id];
+
+		if ((f->kind == PROFILE_FRAME_RUBY ||
+		     f->kind == PROFILE_FRAME_CFUNC) &&
+		    f->file != PROFILE_NO_STR &&
+		    profile_str_get(p, f->file)[0] == '/')
+			intern_str(in, profile_str_get(p, f->file));
+	}
+	return in;
+}
+
+/* Whether s is one of in's strings (intern_str would add it). */
+static bool
+has_str(const struct intern *in, const char *s)
+{
+	uint32_t n = intern_count(in);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(intern_get(in, i), s))
+			return true;
+	return false;
+}
+
+void
+diff_roots_detect(const struct profile *base, const struct profile *new_p,
+		  struct diff_roots *r)
+{
+	struct intern *fa = ruby_files(base), *fb = ruby_files(new_p);
+	struct intern *pairs = intern_create();
+	uint32_t na = intern_count(fa), nb = intern_count(fb);
+	size_t *votes = NULL, cap = 0, best = 0;
+	bool *only_b = xcalloc(nb ? nb : 1, sizeof(*only_b));
+
+	memset(r, 0, sizeof(*r));
+	for (uint32_t j = 0; j < nb; j++)
+		only_b[j] = !has_str(fa, intern_get(fb, j));
+	/* Every file of one side only, against every file of the other:
+	 * the longest common tail that starts at a '/' leaves two
+	 * prefixes, one vote for that pair of roots. */
+	for (uint32_t i = 0; i < na; i++) {
+		const char *a = intern_get(fa, i);
+		size_t la = strlen(a);
+
+		if (has_str(fb, a))
+			continue;
+		for (uint32_t j = 0; j < nb; j++) {
+			const char *b = intern_get(fb, j);
+			size_t lb = strlen(b), k = 0;
+			char *key;
+			uint32_t id;
+
+			if (!only_b[j])
+				continue;
+			while (k < la && k < lb && a[la - 1 - k] == b[lb - 1 - k])
+				k++;
+			/* The tail starts at its first '/' (the roots end
+			 * before it); nothing left of it on a side: no
+			 * root. */
+			while (k > 0 && a[la - k] != '/')
+				k--;
+			if (k == 0 || k == la || k == lb || k + 1 >= la)
+				continue;
+			key = xasprintf("%.*s%c%.*s", (int)(la - k), a, '\0',
+					(int)(lb - k), b);
+			id = intern_id(pairs, key, (la - k) + 1 + (lb - k));
+			free(key);
+			if (id >= cap) {
+				size_t old = cap;
+
+				votes = xgrowarray(votes, &cap, id + 1,
+						   sizeof(*votes));
+				memset(votes + old, 0,
+				       (cap - old) * sizeof(*votes));
+			}
+			votes[id]++;
+		}
+	}
+	/* The pair most files agree on; ties to the first found. */
+	for (uint32_t id = 0; id < intern_count(pairs); id++) {
+		if (votes[id] > best) {
+			const char *k = intern_get(pairs, id);
+			size_t l = strlen(k);
+
+			best = votes[id];
+			free(r->dir[DIFF_BASE]);
+			free(r->dir[DIFF_NEW]);
+			r->dir[DIFF_BASE] = xstrdup(k);
+			r->dir[DIFF_NEW] = xstrndup(k + l + 1,
+					intern_len(pairs, id) - l - 1);
+		}
+	}
+	r->detected = best > 0;
+	r->votes = best;
+	free(votes);
+	free(only_b);
+	intern_destroy(pairs);
+	intern_destroy(fa);
+	intern_destroy(fb);
+}
+
+void
+diff_roots_fini(struct diff_roots *r)
+{
+	free(r->dir[DIFF_BASE]);
+	free(r->dir[DIFF_NEW]);
+	memset(r, 0, sizeof(*r));
+}
+
 struct profile *
 diff_by_function(const struct profile *p)
+{
+	return diff_by_function_under(p, NULL);
+}
+
+struct profile *
+diff_by_function_under(const struct profile *p, const char *root)
 {
 	struct profile *q = profile_create();
 	uint32_t *map = xmalloc((p->nframes ? p->nframes : 1) * sizeof(*map));
@@ -209,7 +357,8 @@ diff_by_function(const struct profile *p)
 		const struct profile_frame *f = &p->frames[id];
 		enum profile_kind kind;
 		char *label, *file;
-		char *key = function_key(p, f, id, &kind, &label, &file);
+		char *key = function_key(p, f, id, root, &kind, &label,
+					 &file);
 		struct profile_frame_desc d = {
 			.kind = kind, .name = label ? label : key,
 			.file = file, .text = key,
@@ -273,13 +422,21 @@ void
 diff_compare(const struct profile *base, const struct profile *new_p,
 	     struct diff_result *r)
 {
+	diff_compare_under(base, new_p, NULL, r);
+}
+
+void
+diff_compare_under(const struct profile *base, const struct profile *new_p,
+		   const struct diff_roots *roots, struct diff_result *r)
+{
 	const struct profile *in[2] = { base, new_p };
 	struct intern *names = intern_create();
 	size_t cap = 0;
 
 	memset(r, 0, sizeof(*r));
 	for (int k = 0; k < 2; k++) {
-		struct profile *q = diff_by_function(in[k]);
+		struct profile *q = diff_by_function_under(
+			in[k], roots ? roots->dir[k] : NULL);
 		struct callgraph *g = callgraph_create(q);
 
 		double *rho = xmalloc((g->nfuncs ? g->nfuncs : 1) *
@@ -301,6 +458,8 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 				r->nrows = id + 1;
 			}
 			row = &r->rows[id];
+			row->code |= profile_frame_get(q, g->funcs[i].frame)
+					     ->file != PROFILE_NO_STR;
 			row->total[k] += g->funcs[i].total;
 			row->self[k] += g->funcs[i].self;
 			if (rho[i] > row->rho[k])
@@ -330,6 +489,17 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 					  r->samples[1]) / 100,
 				    row->n_eff[DIFF_NEW]);
 		row->significant = fabs(row->z) > DIFF_Z99;
+		if (row->code) {
+			double b = share(row->total[DIFF_BASE], r->samples[0]);
+			double n = share(row->total[DIFF_NEW], r->samples[1]);
+
+			if (b > r->code_top[DIFF_BASE])
+				r->code_top[DIFF_BASE] = b;
+			if (n > r->code_top[DIFF_NEW])
+				r->code_top[DIFF_NEW] = n;
+			if ((b < n ? b : n) > r->common)
+				r->common = b < n ? b : n;
+		}
 	}
 	if (r->nrows)
 		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
@@ -468,6 +638,7 @@ enum {
 	OPT_COLLAPSED,
 	OPT_TITLE,
 	OPT_LIMIT,
+	OPT_ROOT,
 };
 
 static const struct option long_options[] = {
@@ -476,9 +647,59 @@ static const struct option long_options[] = {
 	{ "collapsed", required_argument, NULL, OPT_COLLAPSED },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* A root as the profiles name files: resolved when it exists here, and
+ * without a trailing '/'. */
+static char *
+root_dir(const char *dir)
+{
+	char *r = realpath(dir, NULL);
+	size_t n;
+
+	if (!r)
+		r = xstrdup(dir);
+	n = strlen(r);
+	while (n > 1 && r[n - 1] == '/')
+		r[--n] = '\0';
+	return r;
+}
+
+static void
+print_roots(const struct diff_roots *roots, FILE *f)
+{
+	if (!roots->dir[DIFF_BASE]) {
+		fputs("roots: none (no file differs only by its directory; "
+		      "files compare by their whole path)\n", f);
+		return;
+	}
+	fputs("roots: base ", f);
+	utf8_put_escaped(f, roots->dir[DIFF_BASE], 0);
+	fputs(", new ", f);
+	utf8_put_escaped(f, roots->dir[DIFF_NEW], 0);
+	if (roots->detected)
+		fprintf(f, " (detected: %zu file%s differ only by them; "
+			"--root sets them)\n", roots->votes,
+			roots->votes == 1 ? "" : "s");
+	else
+		fputs(" (--root)\n", f);
+}
+
+/*
+ * The fewest samples a side needs for a function going from 0 to pct
+ * points of it to be significant at 99%: below, --fail-above could never
+ * fail. (p2 = d, p1 = 0, pooled d/2: z^2 = d n / (1 - d/2) for equal n.)
+ */
+static double
+samples_needed(double pct)
+{
+	double d = (pct < 1 ? 1 : pct) / 100;
+
+	return DIFF_Z99 * DIFF_Z99 * (1 - d / 2) / d;
+}
 
 static struct profile *
 load(const char *path)
@@ -498,6 +719,7 @@ int
 diff_main(int argc, char **argv)
 {
 	const char *svg = NULL, *collapsed = NULL, *title = NULL;
+	struct diff_roots roots = { 0 };
 	double fail_above = -1;
 	unsigned limit = DEFAULT_ROWS;
 	struct profile *base = NULL, *new_p = NULL;
@@ -541,8 +763,16 @@ diff_main(int argc, char **argv)
 			limit = (unsigned)v;
 			break;
 		}
+		case OPT_ROOT:
+			if (optind >= argc || !*optarg || !*argv[optind])
+				error_msg_and_help("diff: --root needs two directories, BASE_DIR and NEW_DIR");
+			diff_roots_fini(&roots);
+			roots.dir[DIFF_BASE] = root_dir(optarg);
+			roots.dir[DIFF_NEW] = root_dir(argv[optind++]);
+			break;
 		case 'h':
 			fputs(diff_help, stdout);
+			diff_roots_fini(&roots);
 			return 0;
 		case ':':
 			error_msg_and_help("diff: option '%s' needs an argument",
@@ -561,15 +791,41 @@ diff_main(int argc, char **argv)
 	new_p = base ? load(argv[optind + 1]) : NULL;
 	if (!base || !new_p) {
 		profile_destroy(base);
+		diff_roots_fini(&roots);
 		return 2;
 	}
 
-	diff_compare(base, new_p, &r);
+	if (!roots.dir[DIFF_BASE])
+		diff_roots_detect(base, new_p, &roots);
+	diff_compare_under(base, new_p, &roots, &r);
+	print_roots(&roots, stdout);
 	print_table(&r, argv[optind], argv[optind + 1], limit, stdout);
+	if (fail_above >= 0 &&
+	    ((double)r.samples[DIFF_BASE] < samples_needed(fail_above) ||
+	     (double)r.samples[DIFF_NEW] < samples_needed(fail_above))) {
+		fflush(stdout);
+		error_msg("diff: too few samples to decide: base %llu, new %llu; a change of %g points needs %.0f a side to be significant at 99%%",
+			  (unsigned long long)r.samples[DIFF_BASE],
+			  (unsigned long long)r.samples[DIFF_NEW],
+			  fail_above < 1 ? 1 : fail_above,
+			  ceil(samples_needed(fail_above)));
+		code = 2;
+		goto out;
+	}
+	if (r.code_top[DIFF_BASE] >= 50 && r.code_top[DIFF_NEW] >= 50 &&
+	    r.common < 10) {
+		fflush(stdout);
+		error_msg("diff: the profiles are of different programs: no method is on the stack in more than %.1f%% of both (with --root BASE_DIR NEW_DIR if they ran from two checkouts)",
+			  r.common);
+		code = 2;
+		goto out;
+	}
 
 	if (svg || collapsed) {
-		struct profile *fb = diff_by_function(base);
-		struct profile *fn = diff_by_function(new_p);
+		struct profile *fb = diff_by_function_under(
+			base, roots.dir[DIFF_BASE]);
+		struct profile *fn = diff_by_function_under(
+			new_p, roots.dir[DIFF_NEW]);
 		struct flametree *t = flametree_create();
 		char sub[256];
 		struct svg_params sp = {
@@ -621,10 +877,12 @@ diff_main(int argc, char **argv)
 			       "than %g points significantly\n", fail_above);
 		}
 	}
+out:
 	if (fflush(stdout) != 0) {
 		perror_msg("diff: cannot write the table");
 		code = 2;
 	}
+	diff_roots_fini(&roots);
 	diff_result_fini(&r);
 	profile_destroy(base);
 	profile_destroy(new_p);

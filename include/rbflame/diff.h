@@ -34,13 +34,39 @@ struct diff_row {
 	double z;		/* two-proportion z of the total share,
 				 * from the effective sample sizes */
 	bool significant;	/* |z| > DIFF_Z99 */
+	bool code;		/* a Ruby or C method (it has a file) */
 };
 
 struct diff_result {
 	struct diff_row *rows;	/* largest |total_delta| first */
 	size_t nrows;
 	uint64_t samples[2];
+	double code_top[2];	/* the largest total share of a method */
+	double common;		/* the largest share a method has in both:
+				 * the smaller of its two total shares */
 };
+
+/*
+ * Where each side's own source tree is, so that two checkouts of one
+ * program compare: a file under a root is named relative to it; a file
+ * elsewhere (a library, a gem) by its whole path.
+ */
+struct diff_roots {
+	char *dir[2];		/* base's and new's root, or NULL */
+	bool detected;		/* found by diff_roots_detect() */
+	size_t votes;		/* file pairs that agreed on them */
+};
+
+/**
+ * Finds the roots of two checkouts: among the files each profile's Ruby
+ * frames name that the other does not, the pair of directory prefixes
+ * that most pairs of files differ by alone ("/a/base" and "/a/new" for
+ * "/a/base/lib/x.rb" and "/a/new/lib/x.rb"). None found: both NULL,
+ * detected false. diff_roots_fini frees.
+ */
+void diff_roots_detect(const struct profile *base,
+		       const struct profile *new_p, struct diff_roots *r);
+void diff_roots_fini(struct diff_roots *r);
 
 /**
  * A copy of p with every frame replaced by its function (line dropped):
@@ -49,10 +75,18 @@ struct diff_result {
  * destroys it.
  */
 struct profile *diff_by_function(const struct profile *p);
+/** The same with files under root (NULL: none) named relative to it. */
+struct profile *diff_by_function_under(const struct profile *p,
+				       const char *root);
 
 /** Compares base and new (any profiles) into r; diff_result_fini frees. */
 void diff_compare(const struct profile *base, const struct profile *new_p,
 		  struct diff_result *r);
+/** The same with each side's files under its root (roots may be NULL)
+ * named relative to it. */
+void diff_compare_under(const struct profile *base,
+			const struct profile *new_p,
+			const struct diff_roots *roots, struct diff_result *r);
 void diff_result_fini(struct diff_result *r);
 
 /**

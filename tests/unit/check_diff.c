@@ -4,12 +4,14 @@
  * rbflame diff's comparison: frames reduced to functions (lines dropped,
  * structured or read back from collapsed text), total and self shares
  * per function with recursion counted once, the two-proportion z test
- * against known values, and the order of the rows.
+ * against known values, the order of the rows, and two checkouts'
+ * roots, detected or given, that make their files compare.
  */
 #include "config.h"
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +165,81 @@ START_TEST(test_clustered)
 }
 END_TEST
 
+/* A profile of one program run from checkout dir: main -> Shop#tax 60,
+ * main -> Lib#f (a library, the same path on both sides) 40. */
+static struct profile *
+checkout_profile(const char *dir, const char *util)
+{
+	struct profile *p = profile_create();
+	char main_rb[64], shop_rb[64], util_rb[64];
+	struct profile_frame_desc d = { .kind = PROFILE_FRAME_RUBY };
+	uint32_t f[3];
+
+	snprintf(main_rb, sizeof(main_rb), "%s/bench/main.rb", dir);
+	snprintf(shop_rb, sizeof(shop_rb), "%s/lib/shop.rb", dir);
+	snprintf(util_rb, sizeof(util_rb), "%s/%s/util.rb", dir, util);
+	d.name = "<main>", d.file = main_rb, d.line = 3;
+	f[0] = profile_frame_make(p, &d);
+	d.name = "Shop#tax", d.file = shop_rb, d.line = 7;
+	f[1] = profile_frame_make(p, &d);
+	profile_add_count(p, f, 2, 60);
+	d.name = "Lib#f", d.file = "/usr/lib/ruby/lib.rb", d.line = 1;
+	f[1] = profile_frame_make(p, &d);
+	d.name = "Util#g", d.file = util_rb, d.line = 2;
+	f[2] = profile_frame_make(p, &d);
+	profile_add_count(p, f, 3, 40);
+	return p;
+}
+
+START_TEST(test_roots)
+{
+	/* util.rb lies under a/ in one, b/ in the other: one vote for
+	 * (/w/base/a, /w/new/b) against two for (/w/base, /w/new). */
+	struct profile *base = checkout_profile("/w/base", "a");
+	struct profile *np = checkout_profile("/w/new", "b");
+	struct diff_roots roots;
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_roots_detect(base, np, &roots);
+	ck_assert(roots.detected);
+	ck_assert_str_eq(roots.dir[DIFF_BASE], "/w/base");
+	ck_assert_str_eq(roots.dir[DIFF_NEW], "/w/new");
+	ck_assert_uint_eq(roots.votes, 2);
+	diff_compare_under(base, np, &roots, &r);
+	w = row(&r, "Shop#tax (lib/shop.rb)");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_uint_eq(w->total[DIFF_BASE], 60);
+	ck_assert_uint_eq(w->total[DIFF_NEW], 60);
+	ck_assert(fabs(w->total_delta) < 1e-9);
+	ck_assert(w->code);
+	w = row(&r, "<main> (bench/main.rb)");
+	ck_assert_ptr_nonnull(w);
+	ck_assert(fabs(w->total_delta) < 1e-9);
+	/* A library outside the roots: by its whole path. */
+	ck_assert_ptr_nonnull(row(&r, "Lib#f (/usr/lib/ruby/lib.rb)"));
+	ck_assert_ptr_nonnull(row(&r, "Util#g (a/util.rb)"));
+	ck_assert_ptr_nonnull(row(&r, "Util#g (b/util.rb)"));
+	ck_assert(fabs(r.common - 100) < 1e-9);
+	diff_result_fini(&r);
+	/* Without roots nothing of the checkouts matches. */
+	diff_compare(base, np, &r);
+	w = row(&r, "Shop#tax (/w/new/lib/shop.rb)");
+	ck_assert_ptr_nonnull(w);
+	ck_assert(fabs(w->total_delta - 60) < 1e-9);
+	ck_assert(fabs(r.common - 40) < 1e-9);	/* Lib#f alone */
+	diff_result_fini(&r);
+	diff_roots_fini(&roots);
+	/* One checkout twice: no file differs, no roots. */
+	diff_roots_detect(base, base, &roots);
+	ck_assert(!roots.detected);
+	ck_assert_ptr_null(roots.dir[DIFF_BASE]);
+	diff_roots_fini(&roots);
+	profile_destroy(base);
+	profile_destroy(np);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -175,6 +252,7 @@ main(void)
 	tcase_add_test(tc, test_by_function);
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_clustered);
+	tcase_add_test(tc, test_roots);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
