@@ -58,6 +58,8 @@ static const char diff_help[] =
 "      --collapsed FILE   write flamegraph.pl's differential input\n"
 "                         ('stack BASE NEW', the base scaled to the new\n"
 "                         profile's total)\n"
+"      --markdown FILE    write the verdict and the table in Markdown,\n"
+"                         for a CI job's summary\n"
 "      --root BASE_DIR NEW_DIR\n"
 "                         the two checkouts' trees: a file under one is\n"
 "                         named relative to it, so both sides match\n"
@@ -548,6 +550,104 @@ print_table(const struct diff_result *r, const char *bname,
 	fputs("  * significant at 99% (two-proportion z test)\n", f);
 }
 
+/* Text for a Markdown table cell: control characters escaped as the
+ * terminal table does, then Markdown's and HTML's own characters. */
+static void
+md_put(FILE *f, const char *s)
+{
+	size_t cap = strlen(s) * 4 + 8;
+	char *buf = xmalloc(cap);
+
+	utf8_escape(s, buf, cap, 0);
+	for (const char *c = buf; *c; c++) {
+		switch (*c) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '|': case '\\': case '`': case '*': case '_': case '[':
+		case ']': case '#': case '~': case '!':
+			fputc('\\', f);
+			fputc(*c, f);
+			break;
+		default:
+			fputc(*c, f);
+		}
+	}
+	free(buf);
+}
+
+int
+diff_write_markdown(const struct diff_result *r,
+		    const struct diff_markdown *m, FILE *f)
+{
+	size_t n = r->nrows < m->limit ? r->nrows : m->limit;
+	static const char *const verdict[] = {
+		[DIFF_REPORT] = "", [DIFF_PASS] = ": PASS",
+		[DIFF_FAIL] = ": FAIL", [DIFF_NO_VERDICT] = ": no verdict",
+	};
+
+	fprintf(f, "### rbflame diff%s\n\n", verdict[m->verdict]);
+	if (m->verdict == DIFF_NO_VERDICT && m->reason) {
+		md_put(f, m->reason);
+		fputs("\n\n", f);
+	}
+	fputs("- base ", f);
+	md_put(f, m->base_name);
+	fprintf(f, ": %llu samples; new ",
+		(unsigned long long)r->samples[DIFF_BASE]);
+	md_put(f, m->new_name);
+	fprintf(f, ": %llu samples\n",
+		(unsigned long long)r->samples[DIFF_NEW]);
+	if (m->roots && m->roots->dir[DIFF_BASE]) {
+		fputs("- roots: base ", f);
+		md_put(f, m->roots->dir[DIFF_BASE]);
+		fputs(", new ", f);
+		md_put(f, m->roots->dir[DIFF_NEW]);
+		fputs(m->roots->detected ? " (detected)\n" : " (--root)\n", f);
+	}
+	if (m->fail_above >= 0)
+		fprintf(f, "- fails when a function's total share grows by "
+			"more than %g points, significantly at 99%%\n",
+			m->fail_above);
+	fputs("\n| function | total base | total new | change "
+	      "| self base | self new | change |\n"
+	      "|:--|--:|--:|--:|--:|--:|--:|\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *w = &r->rows[i];
+		bool fail = m->verdict == DIFF_FAIL &&
+			    diff_row_fails(w, m->fail_above);
+
+		fputs(fail ? "| **FAIL** " : "| ", f);
+		md_put(f, w->name);
+		fprintf(f, " | %.1f%% | %.1f%% | %+.1f%s | %.1f%% | %.1f%% "
+			"| %+.1f |\n",
+			share(w->total[DIFF_BASE], r->samples[0]),
+			share(w->total[DIFF_NEW], r->samples[1]),
+			w->total_delta, w->significant ? "\\*" : "",
+			share(w->self[DIFF_BASE], r->samples[0]),
+			share(w->self[DIFF_NEW], r->samples[1]),
+			w->self_delta);
+	}
+	if (n < r->nrows)
+		fprintf(f, "\n%zu more function%s changed less.\n",
+			r->nrows - n, r->nrows - n == 1 ? "" : "s");
+	fputs("\n\\* significant at 99% (two-proportion z test)\n", f);
+	return ferror(f) ? -1 : 0;
+}
+
+bool
+diff_row_fails(const struct diff_row *w, double fail_above)
+{
+	return fail_above >= 0 && w->total_delta > fail_above &&
+	       w->significant;
+}
+
 /* Every stack of the tree with its self samples in both profiles, the
  * base scaled to the new profile's total, as difffolded.pl -n does. */
 static void
@@ -582,8 +682,7 @@ put_diff_stacks(const struct flametree *t, uint32_t id, char *path,
 /* One output file, through outfile: renamed into place when complete. */
 static int
 write_file(const char *path, const char *what,
-	   int (*fn)(const struct flametree *, const void *, FILE *),
-	   const struct flametree *t, const void *arg)
+	   int (*fn)(const void *, FILE *), const void *arg)
 {
 	struct outfile *o = outfile_open(path);
 
@@ -596,7 +695,7 @@ write_file(const char *path, const char *what,
 		return -1;
 	}
 	errno = 0;
-	if (fn(t, arg, outfile_stream(o)) < 0) {
+	if (fn(arg, outfile_stream(o)) < 0) {
 		perror_msg("diff: cannot write %s '%s'", what, path);
 		outfile_abort(o);
 		return -1;
@@ -609,15 +708,23 @@ write_file(const char *path, const char *what,
 	return 0;
 }
 
+struct tree_arg {
+	const struct flametree *t;
+	const struct svg_params *sp;
+};
+
 static int
-svg_fn(const struct flametree *t, const void *arg, FILE *f)
+svg_fn(const void *arg, FILE *f)
 {
-	return svg_write(t, arg, f);
+	const struct tree_arg *a = arg;
+
+	return svg_write(a->t, a->sp, f);
 }
 
 static int
-collapsed_fn(const struct flametree *t, const void *arg, FILE *f)
+collapsed_fn(const void *arg, FILE *f)
 {
+	const struct flametree *t = ((const struct tree_arg *)arg)->t;
 	const struct flametree_node *r = &t->nodes[FLAMETREE_ROOT];
 	double scale = r->total[FLAMETREE_BASE]
 			       ? (double)r->total[FLAMETREE_NEW] /
@@ -626,10 +733,22 @@ collapsed_fn(const struct flametree *t, const void *arg, FILE *f)
 	size_t cap = 1 << 20;
 	char *path = xmalloc(cap);
 
-	(void)arg;
 	put_diff_stacks(t, FLAMETREE_ROOT, path, 0, cap, scale, f);
 	free(path);
 	return ferror(f) ? -1 : 0;
+}
+
+struct md_arg {
+	const struct diff_result *r;
+	const struct diff_markdown *m;
+};
+
+static int
+markdown_fn(const void *arg, FILE *f)
+{
+	const struct md_arg *a = arg;
+
+	return diff_write_markdown(a->r, a->m, f);
 }
 
 enum {
@@ -639,6 +758,7 @@ enum {
 	OPT_TITLE,
 	OPT_LIMIT,
 	OPT_ROOT,
+	OPT_MARKDOWN,
 };
 
 static const struct option long_options[] = {
@@ -648,6 +768,7 @@ static const struct option long_options[] = {
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -719,7 +840,10 @@ int
 diff_main(int argc, char **argv)
 {
 	const char *svg = NULL, *collapsed = NULL, *title = NULL;
+	const char *markdown = NULL;
 	struct diff_roots roots = { 0 };
+	struct diff_markdown md = { 0 };
+	char *reason = NULL;
 	double fail_above = -1;
 	unsigned limit = DEFAULT_ROWS;
 	struct profile *base = NULL, *new_p = NULL;
@@ -747,6 +871,9 @@ diff_main(int argc, char **argv)
 			break;
 		case OPT_COLLAPSED:
 			collapsed = optarg;
+			break;
+		case OPT_MARKDOWN:
+			markdown = optarg;
 			break;
 		case OPT_TITLE:
 			title = optarg;
@@ -800,28 +927,34 @@ diff_main(int argc, char **argv)
 	diff_compare_under(base, new_p, &roots, &r);
 	print_roots(&roots, stdout);
 	print_table(&r, argv[optind], argv[optind + 1], limit, stdout);
+	md.base_name = argv[optind];
+	md.new_name = argv[optind + 1];
+	md.roots = &roots;
+	md.limit = limit;
+	md.fail_above = fail_above;
+	/* No verdict: why, in one line. */
 	if (fail_above >= 0 &&
 	    ((double)r.samples[DIFF_BASE] < samples_needed(fail_above) ||
-	     (double)r.samples[DIFF_NEW] < samples_needed(fail_above))) {
-		fflush(stdout);
-		error_msg("diff: too few samples to decide: base %llu, new %llu; a change of %g points needs %.0f a side to be significant at 99%%",
-			  (unsigned long long)r.samples[DIFF_BASE],
-			  (unsigned long long)r.samples[DIFF_NEW],
-			  fail_above < 1 ? 1 : fail_above,
-			  ceil(samples_needed(fail_above)));
-		code = 2;
-		goto out;
+	     (double)r.samples[DIFF_NEW] < samples_needed(fail_above)))
+		reason = xasprintf("too few samples to decide: base %llu, new %llu; a change of %g points needs %.0f a side to be significant at 99%%",
+				   (unsigned long long)r.samples[DIFF_BASE],
+				   (unsigned long long)r.samples[DIFF_NEW],
+				   fail_above < 1 ? 1 : fail_above,
+				   ceil(samples_needed(fail_above)));
+	else if (r.code_top[DIFF_BASE] >= 50 && r.code_top[DIFF_NEW] >= 50 &&
+		 r.common < 10)
+		reason = xasprintf("the profiles are of different programs: no method is on the stack in more than %.1f%% of both (with --root BASE_DIR NEW_DIR if they ran from two checkouts)",
+				   r.common);
+	md.verdict = reason ? DIFF_NO_VERDICT : DIFF_REPORT;
+	if (!reason && fail_above >= 0) {
+		md.verdict = DIFF_PASS;
+		for (size_t i = 0; i < r.nrows; i++)
+			if (diff_row_fails(&r.rows[i], fail_above))
+				md.verdict = DIFF_FAIL;
 	}
-	if (r.code_top[DIFF_BASE] >= 50 && r.code_top[DIFF_NEW] >= 50 &&
-	    r.common < 10) {
-		fflush(stdout);
-		error_msg("diff: the profiles are of different programs: no method is on the stack in more than %.1f%% of both (with --root BASE_DIR NEW_DIR if they ran from two checkouts)",
-			  r.common);
-		code = 2;
-		goto out;
-	}
+	md.reason = reason;
 
-	if (svg || collapsed) {
+	if (!reason && (svg || collapsed)) {
 		struct profile *fb = diff_by_function_under(
 			base, roots.dir[DIFF_BASE]);
 		struct profile *fn = diff_by_function_under(
@@ -831,6 +964,7 @@ diff_main(int argc, char **argv)
 		struct svg_params sp = {
 			.title = title, .subtitle = sub, .diff = true,
 		};
+		struct tree_arg ta = { .t = t, .sp = &sp };
 
 		snprintf(sub, sizeof(sub),
 			 "base %llu samples, new %llu samples; frames by "
@@ -840,48 +974,54 @@ diff_main(int argc, char **argv)
 		flametree_add(t, fn, FLAMETREE_NEW);
 		flametree_add(t, fb, FLAMETREE_BASE);
 		flametree_sort(t);
-		if (svg && write_file(svg, "SVG file", svg_fn, t, &sp) < 0)
+		if (svg && write_file(svg, "SVG file", svg_fn, &ta) < 0)
 			code = 2;
 		if (collapsed && write_file(collapsed, "collapsed file",
-					    collapsed_fn, t, NULL) < 0)
+					    collapsed_fn, &ta) < 0)
 			code = 2;
 		flametree_destroy(t);
 		profile_destroy(fb);
 		profile_destroy(fn);
 	}
+	if (markdown) {
+		struct md_arg ma = { .r = &r, .m = &md };
 
-	if (code == 0 && fail_above >= 0) {
-		size_t bad = 0;
+		if (write_file(markdown, "Markdown file", markdown_fn, &ma) < 0)
+			code = 2;
+	}
 
+	if (reason) {
+		fflush(stdout);
+		error_msg("diff: %s", reason);
+		code = 2;
+	} else if (code == 0 && fail_above >= 0) {
 		for (size_t i = 0; i < r.nrows; i++) {
 			const struct diff_row *w = &r.rows[i];
 
-			if (w->total_delta > fail_above && w->significant) {
-				fputs("FAIL: ", stdout);
-				utf8_put_escaped(stdout, w->name, 0);
-				printf(": total share %.1f%% -> %.1f%% "
-				       "(%+.1f points, above %g; z = %.1f, "
-				       "significant at 99%%; effective "
-				       "samples %.0f, %.0f)\n",
-				       share(w->total[DIFF_BASE], r.samples[0]),
-				       share(w->total[DIFF_NEW], r.samples[1]),
-				       w->total_delta, fail_above, w->z,
-				       w->n_eff[DIFF_BASE], w->n_eff[DIFF_NEW]);
-				bad++;
-			}
+			if (!diff_row_fails(w, fail_above))
+				continue;
+			fputs("FAIL: ", stdout);
+			utf8_put_escaped(stdout, w->name, 0);
+			printf(": total share %.1f%% -> %.1f%% "
+			       "(%+.1f points, above %g; z = %.1f, "
+			       "significant at 99%%; effective "
+			       "samples %.0f, %.0f)\n",
+			       share(w->total[DIFF_BASE], r.samples[0]),
+			       share(w->total[DIFF_NEW], r.samples[1]),
+			       w->total_delta, fail_above, w->z,
+			       w->n_eff[DIFF_BASE], w->n_eff[DIFF_NEW]);
 		}
-		if (bad) {
+		if (md.verdict == DIFF_FAIL)
 			code = 1;
-		} else {
+		else
 			printf("PASS: no function's total share grew by more "
 			       "than %g points significantly\n", fail_above);
-		}
 	}
-out:
 	if (fflush(stdout) != 0) {
 		perror_msg("diff: cannot write the table");
 		code = 2;
 	}
+	free(reason);
 	diff_roots_fini(&roots);
 	diff_result_fini(&r);
 	profile_destroy(base);

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rbflame/profile.h"
 
@@ -100,6 +101,36 @@ double diff_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
  * which clustered samples make smaller than the counts.
  */
 double diff_z_eff(double p1, double n1, double p2, double n2);
+
+/** Whether w fails --fail-above pct (negative: no threshold): its total
+ * share grew by more than pct points, significantly at 99%. */
+bool diff_row_fails(const struct diff_row *w, double pct);
+
+enum diff_verdict {
+	DIFF_REPORT,		/* no --fail-above */
+	DIFF_PASS,
+	DIFF_FAIL,
+	DIFF_NO_VERDICT,	/* the profiles cannot be compared */
+};
+
+/* What the Markdown summary says beside the rows. */
+struct diff_markdown {
+	enum diff_verdict verdict;
+	const char *reason;	/* DIFF_NO_VERDICT: why, one line */
+	const char *base_name, *new_name;	/* the files */
+	const struct diff_roots *roots;		/* or NULL */
+	double fail_above;	/* negative: none */
+	size_t limit;		/* rows */
+};
+
+/**
+ * Writes r for a CI job's summary: a heading with the verdict, the
+ * files, roots and threshold, then the first m->limit rows as a
+ * Markdown table (failing rows marked **FAIL**, significant changes
+ * with *). Names are escaped for Markdown and HTML. -1 on a write error.
+ */
+int diff_write_markdown(const struct diff_result *r,
+			const struct diff_markdown *m, FILE *f);
 
 /**
  * Runs "rbflame diff"; argv[0] is "diff". Returns 0 (no frame grew too

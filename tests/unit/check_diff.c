@@ -240,6 +240,61 @@ START_TEST(test_roots)
 }
 END_TEST
 
+/* The Markdown summary: verdict, escaped names, failing rows marked. */
+START_TEST(test_markdown)
+{
+	struct profile *base = profile_create(), *np = profile_create();
+	struct diff_result r;
+	struct diff_markdown m = {
+		.verdict = DIFF_FAIL, .base_name = "b_1.txt",
+		.new_name = "n.txt", .fail_above = 5, .limit = 2,
+	};
+	uint32_t f[2];
+	char *out = NULL;
+	size_t len;
+	FILE *mf;
+
+	f[0] = profile_frame(base, "main");
+	f[1] = profile_frame(base, "a|b <x>");
+	profile_add_count(base, f, 2, 50);
+	f[1] = profile_frame(base, "c");
+	profile_add_count(base, f, 2, 50);
+	f[0] = profile_frame(np, "main");
+	f[1] = profile_frame(np, "a|b <x>");
+	profile_add_count(np, f, 2, 80);
+	f[1] = profile_frame(np, "c");
+	profile_add_count(np, f, 2, 20);
+	diff_compare(base, np, &r);
+	ck_assert(diff_row_fails(&r.rows[0], 5));
+	ck_assert(!diff_row_fails(&r.rows[0], 40));
+	ck_assert(!diff_row_fails(&r.rows[1], 5));	/* shrank */
+	mf = open_memstream(&out, &len);
+	ck_assert_int_eq(diff_write_markdown(&r, &m, mf), 0);
+	fclose(mf);
+	ck_assert_str_eq(out,
+		"### rbflame diff: FAIL\n"
+		"\n"
+		"- base b\\_1.txt: 100 samples; new n.txt: 100 samples\n"
+		"- fails when a function's total share grows by more than 5 "
+		"points, significantly at 99%\n"
+		"\n"
+		"| function | total base | total new | change | self base "
+		"| self new | change |\n"
+		"|:--|--:|--:|--:|--:|--:|--:|\n"
+		"| **FAIL** a\\|b &lt;x&gt; | 50.0% | 80.0% | +30.0\\* "
+		"| 50.0% | 80.0% | +30.0 |\n"
+		"| c | 50.0% | 20.0% | -30.0\\* | 50.0% | 20.0% | -30.0 |\n"
+		"\n"
+		"1 more function changed less.\n"
+		"\n"
+		"\\* significant at 99% (two-proportion z test)\n");
+	free(out);
+	diff_result_fini(&r);
+	profile_destroy(base);
+	profile_destroy(np);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -253,6 +308,7 @@ main(void)
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_clustered);
 	tcase_add_test(tc, test_roots);
+	tcase_add_test(tc, test_markdown);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

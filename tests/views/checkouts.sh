@@ -10,7 +10,7 @@
 # with every frame "0.0% -> N%"); --root gives them too. A third checkout
 # where Shop#tax does four times the work fails, naming it by its path
 # in the checkout. Profiles of another program and too few samples exit
-# 2 with one line.
+# 2 with one line. --markdown writes the verdict for a CI summary.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-views.sh"
@@ -37,7 +37,7 @@ done
 # The same code in two checkouts: roots detected, no failure.
 for ext in rbflame folded; do
 	RC=0
-	"$RBFLAME" diff --fail-above 5 "$T/base.$ext" "$T/new.$ext" \
+	"$RBFLAME" diff --fail-above 5 --limit 1000 "$T/base.$ext" "$T/new.$ext" \
 		>"$T/same.$ext.out" 2>"$T/same.$ext.err" || RC=$?
 	cat "$T/same.$ext.out"
 	[ "$RC" = 0 ] || fail "diff of one program in two checkouts ($ext): exit $RC, want 0"
@@ -60,15 +60,27 @@ say "--root BASE_DIR NEW_DIR: PASS"
 
 # A real slowdown in the other checkout still fails, by its relative path.
 RC=0
-"$RBFLAME" diff --fail-above 5 "$T/base.rbflame" "$T/slow.rbflame" \
-	>"$T/slow.out" 2>"$T/slow.err" || RC=$?
+"$RBFLAME" diff --fail-above 5 --markdown "$T/slow.md" "$T/base.rbflame" \
+	"$T/slow.rbflame" >"$T/slow.out" 2>"$T/slow.err" || RC=$?
 cat "$T/slow.out"
 [ "$RC" = 1 ] || fail "diff against Shop#tax four times slower: exit $RC, want 1"
 grep -qE '^FAIL: (block in )?Shop#tax \(lib/shop\.rb\): total share' \
 	"$T/slow.out" || fail "the FAIL line does not name Shop#tax (lib/shop.rb)"
 ! grep -E '^FAIL: ' "$T/slow.out" | grep -qv 'Shop#tax' ||
 	fail "more than Shop#tax failed"
-say "Shop#tax four times slower: FAIL naming it"
+head -n 1 "$T/slow.md" | grep -qx '### rbflame diff: FAIL' ||
+	fail "slow.md: no FAIL heading"
+grep -qE '^\| \*\*FAIL\*\* (block in )?Shop\\#tax \(lib/shop\.rb\) \| [0-9.]+% \| [0-9.]+% \| \+[0-9.]+\\\* \|' \
+	"$T/slow.md" || fail "slow.md: no FAIL row for Shop#tax"
+say "Shop#tax four times slower: FAIL naming it, in slow.md too"
+
+# The same code: a PASS heading.
+RC=0
+"$RBFLAME" diff --fail-above 5 --markdown "$T/same.md" "$T/base.rbflame" \
+	"$T/new.rbflame" >/dev/null 2>&1 || RC=$?
+[ "$RC" = 0 ] || fail "diff --markdown of the same code: exit $RC, want 0"
+head -n 1 "$T/same.md" | grep -qx '### rbflame diff: PASS' ||
+	fail "same.md: no PASS heading"
 
 # Another program: exit 2, one line.
 cat >"$T/other.rb" <<'RUBY'
@@ -77,12 +89,14 @@ def spin = 200_000.times { |i| i * i }
 RUBY
 run_rbflame other 120 -q -r 499 -o "$T/other.rbflame" -- "$RUBY" "$T/other.rb"
 expect_rc 0 "rbflame -- ruby other.rb"
-run_rbflame otherdiff 30 diff --fail-above 5 "$T/base.rbflame" \
-	"$T/other.rbflame"
+run_rbflame otherdiff 30 diff --fail-above 5 --markdown "$T/other.md" \
+	"$T/base.rbflame" "$T/other.rbflame"
 expect_rc 2 "diff of two different programs"
 assert_error_line "$T/otherdiff.err" "diff of two different programs"
 grep -q 'different programs' "$T/otherdiff.err" ||
 	fail "the error does not say why: $(cat "$T/otherdiff.err")"
+head -n 1 "$T/other.md" | grep -qx '### rbflame diff: no verdict' ||
+	fail "other.md: no 'no verdict' heading"
 say "another program: $(cat "$T/otherdiff.err")"
 
 # Too few samples to decide: exit 2, one line.
