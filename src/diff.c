@@ -15,7 +15,10 @@
  * input. Two checkouts compare: files under each side's root (given or
  * detected, diff_roots_detect) are named relative to it. Profiles that
  * cannot be compared (different programs, too few samples for the
- * threshold) exit 2 with the reason.
+ * threshold) exit 2 with the reason. Several runs a side (BASE... --
+ * NEW...) are judged by their run-to-run spread (Welch's t on the mean
+ * shares, Holm's correction); --markdown writes the verdict and table
+ * for a CI summary.
  */
 #include "config.h"
 
@@ -42,12 +45,17 @@
 
 static const char diff_help[] =
 "Usage: rbflame diff [OPTIONS] BASE NEW\n"
+"       rbflame diff [OPTIONS] BASE... -- NEW...\n"
 "Compare two profiles of the same program (raw recordings or collapsed\n"
 "stacks), function by function: the functions whose share of samples\n"
 "grew or shrank most, total (on the stack) and self (the leaf). A '*'\n"
 "marks a change of total share significant at 99% for the sample counts\n"
 "(two-proportion z test; a recording's clustered samples count as fewer:\n"
-"prefer recordings to collapsed stacks for the verdict).\n"
+"prefer recordings to collapsed stacks for the verdict). With several\n"
+"runs a side (options before the '--'), the change is of each function's\n"
+"mean share and its significance comes from the run-to-run spread\n"
+"(Welch's t, Holm's correction over the functions that changed by more\n"
+"than --fail-above).\n"
 "\n"
 "Options:\n"
 "      --fail-above PCT   exit 1 when a function's total share grew by\n"
@@ -431,26 +439,165 @@ void
 diff_compare_under(const struct profile *base, const struct profile *new_p,
 		   const struct diff_roots *roots, struct diff_result *r)
 {
-	const struct profile *in[2] = { base, new_p };
+	const struct profile *const b[1] = { base }, *const n[1] = { new_p };
+
+	diff_compare_runs(b, 1, n, 1, roots, 0, r);
+}
+
+/*
+ * The regularized incomplete beta function I_x(a, b), by its continued
+ * fraction (Lentz), for Student's t distribution below.
+ */
+static double
+beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double aa = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		double del;
+
+		d = 1 + aa * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x /
+		     ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + aa * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-12)
+			break;
+	}
+	return h;
+}
+
+static double
+beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		    b * log(1 - x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double
+diff_t_sf2(double t, double df)
+{
+	if (!isfinite(df) || df > 1e6)
+		return erfc(fabs(t) / sqrt(2));
+	return beta_inc(df / 2, 0.5, df / (df + t * t));
+}
+
+static int
+cmp_p(const void *x, const void *y)
+{
+	double a = (*(struct diff_row *const *)x)->p;
+	double b = (*(struct diff_row *const *)y)->p;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Several runs a side: each function's total share per run, its mean
+ * and spread (standard deviation across runs, never below the sampling
+ * error of one run), Welch's t on the means, and Holm's correction at
+ * 1% over the functions whose mean changed by more than pct points (the
+ * only ones a verdict can name).
+ */
+static void
+spread_test(struct diff_result *r, const size_t nruns[2], double pct)
+{
+	struct diff_row **cand = xmalloc((r->nrows ? r->nrows : 1) *
+					 sizeof(*cand));
+	size_t nc = 0;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct diff_row *w = &r->rows[i];
+		double v[2], dfd = 0, se2 = 0;
+
+		for (int k = 0; k < 2; k++) {
+			double m = w->sum[k] / (double)nruns[k];
+			double var = nruns[k] > 1
+				? (w->sumsq[k] - nruns[k] * m * m) /
+					  (double)(nruns[k] - 1)
+				: 0;
+			/* The sampling error of one run of the mean size. */
+			double n1 = (double)r->samples[k] / (double)nruns[k];
+			double floor = n1 > 0 ? m * (100 - m) / n1 : 0;
+
+			w->mean[k] = m;
+			w->sd[k] = sqrt(var > 0 ? var : 0);
+			v[k] = (var > floor ? var : floor) / (double)nruns[k];
+			se2 += v[k];
+			/* An estimated variance brings its degrees of
+			 * freedom; the sampling floor is known. */
+			if (var > floor && nruns[k] > 1)
+				dfd += v[k] * v[k] / (double)(nruns[k] - 1);
+		}
+		w->total_delta = w->mean[DIFF_NEW] - w->mean[DIFF_BASE];
+		w->df = dfd > 0 ? se2 * se2 / dfd : INFINITY;
+		w->z = se2 > 0 ? w->total_delta / sqrt(se2) : 0;
+		w->p = se2 > 0 ? diff_t_sf2(w->z, w->df) : 1;
+		w->significant = false;
+		if (fabs(w->total_delta) > pct && se2 > 0)
+			cand[nc++] = w;
+	}
+	qsort(cand, nc, sizeof(*cand), cmp_p);
+	for (size_t i = 0; i < nc; i++) {
+		if (cand[i]->p > 0.01 / (double)(nc - i))
+			break;
+		cand[i]->significant = true;
+	}
+	r->tested = nc;
+	free(cand);
+}
+
+void
+diff_compare_runs(const struct profile *const *base, size_t nbase,
+		  const struct profile *const *new_p, size_t nnew,
+		  const struct diff_roots *roots, double pct,
+		  struct diff_result *r)
+{
+	const size_t nruns[2] = { nbase, nnew };
 	struct intern *names = intern_create();
 	size_t cap = 0;
 
 	memset(r, 0, sizeof(*r));
-	for (int k = 0; k < 2; k++) {
+	r->runs[DIFF_BASE] = nbase;
+	r->runs[DIFF_NEW] = nnew;
+	for (size_t j = 0; j < nbase + nnew; j++) {
+		int k = j < nbase ? DIFF_BASE : DIFF_NEW;
+		const struct profile *run = k == DIFF_BASE ? base[j]
+							   : new_p[j - nbase];
 		struct profile *q = diff_by_function_under(
-			in[k], roots ? roots->dir[k] : NULL);
+			run, roots ? roots->dir[k] : NULL);
 		struct callgraph *g = callgraph_create(q);
-
 		double *rho = xmalloc((g->nfuncs ? g->nfuncs : 1) *
 				      sizeof(*rho));
 
 		autocorrelation(q, g, rho);
-		r->samples[k] = g->samples;
+		r->samples[k] += g->samples;
 		for (size_t i = 0; i < g->nfuncs; i++) {
 			const char *name = profile_frame_name(q,
 							      g->funcs[i].frame);
 			uint32_t id = intern_str(names, name);
 			struct diff_row *row;
+			double sh;
 
 			if (id >= r->nrows) {	/* new: ids are dense */
 				r->rows = xgrowarray(r->rows, &cap, id + 1,
@@ -464,6 +611,9 @@ diff_compare_under(const struct profile *base, const struct profile *new_p,
 					     ->file != PROFILE_NO_STR;
 			row->total[k] += g->funcs[i].total;
 			row->self[k] += g->funcs[i].self;
+			sh = share(g->funcs[i].total, g->samples);
+			row->sum[k] += sh;
+			row->sumsq[k] += sh * sh;
 			if (rho[i] > row->rho[k])
 				row->rho[k] = rho[i];
 		}
@@ -503,6 +653,8 @@ diff_compare_under(const struct profile *base, const struct profile *new_p,
 				r->common = b < n ? b : n;
 		}
 	}
+	if (nbase > 1 || nnew > 1)
+		spread_test(r, nruns, pct);
 	if (r->nrows)
 		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
 }
@@ -547,7 +699,11 @@ print_table(const struct diff_result *r, const char *bname,
 	}
 	if (n < r->nrows)
 		fprintf(f, "  (%zu more frames changed less)\n", r->nrows - n);
-	fputs("  * significant at 99% (two-proportion z test)\n", f);
+	if (r->runs[DIFF_BASE] > 1 || r->runs[DIFF_NEW] > 1)
+		fputs("  * significant at 99% across the runs (Welch's t on "
+		      "the mean shares, Holm's correction)\n", f);
+	else
+		fputs("  * significant at 99% (two-proportion z test)\n", f);
 }
 
 /* Text for a Markdown table cell: control characters escaped as the
@@ -637,7 +793,12 @@ diff_write_markdown(const struct diff_result *r,
 	if (n < r->nrows)
 		fprintf(f, "\n%zu more function%s changed less.\n",
 			r->nrows - n, r->nrows - n == 1 ? "" : "s");
-	fputs("\n\\* significant at 99% (two-proportion z test)\n", f);
+	if (r->runs[DIFF_BASE] > 1 || r->runs[DIFF_NEW] > 1)
+		fputs("\n\\* significant at 99% across the runs (Welch's t "
+		      "on the mean shares, Holm's correction)\n", f);
+	else
+		fputs("\n\\* significant at 99% (two-proportion z test)\n",
+		      f);
 	return ferror(f) ? -1 : 0;
 }
 
@@ -846,10 +1007,21 @@ diff_main(int argc, char **argv)
 	char *reason = NULL;
 	double fail_above = -1;
 	unsigned limit = DEFAULT_ROWS;
-	struct profile *base = NULL, *new_p = NULL;
+	struct profile **base = NULL, **new_p = NULL;
+	char **files[2], *name[2] = { NULL, NULL };
+	size_t nb = 0, nn = 0;
+	bool spread;
 	struct diff_result r;
-	int c, code = 0;
+	int c, code = 0, dd = -1, full_argc = argc;
 	char *end;
+
+	/* BASE... -- NEW...: options come before the "--". */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dd = i;
+			argc = i;
+			break;
+		}
 
 	exit_code_on_die = 2;
 	optind = 0;
@@ -912,23 +1084,51 @@ diff_main(int argc, char **argv)
 					   argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 2)
-		error_msg_and_help("diff: give two profiles, BASE and NEW");
-	base = load(argv[optind]);
-	new_p = base ? load(argv[optind + 1]) : NULL;
-	if (!base || !new_p) {
-		profile_destroy(base);
-		diff_roots_fini(&roots);
-		return 2;
+	if (dd < 0 && argc - optind != 2)
+		error_msg_and_help("diff: give two profiles, BASE and NEW, or runs of each: BASE... -- NEW...");
+	if (dd >= 0 && (optind >= dd || dd + 1 >= full_argc))
+		error_msg_and_help("diff: give at least one profile on each side of '--': BASE... -- NEW...");
+	nb = dd >= 0 ? (size_t)(dd - optind) : 1;
+	nn = dd >= 0 ? (size_t)(full_argc - dd - 1) : 1;
+	files[DIFF_BASE] = argv + optind;
+	files[DIFF_NEW] = dd >= 0 ? argv + dd + 1 : argv + optind + 1;
+	base = xcalloc(nb, sizeof(*base));
+	new_p = xcalloc(nn, sizeof(*new_p));
+	for (size_t i = 0; i < nb + nn; i++) {
+		struct profile **slot = i < nb ? &base[i] : &new_p[i - nb];
+
+		*slot = load(i < nb ? files[DIFF_BASE][i]
+				    : files[DIFF_NEW][i - nb]);
+		if (!*slot) {
+			code = 2;
+			goto out_profiles;
+		}
 	}
 
 	if (!roots.dir[DIFF_BASE])
-		diff_roots_detect(base, new_p, &roots);
-	diff_compare_under(base, new_p, &roots, &r);
+		diff_roots_detect(base[0], new_p[0], &roots);
+	diff_compare_runs((const struct profile *const *)base, nb,
+			  (const struct profile *const *)new_p, nn, &roots,
+			  fail_above < 0 ? 0 : fail_above, &r);
+	spread = nb > 1 || nn > 1;
+	for (int k = 0; k < 2; k++) {
+		size_t n = k == DIFF_BASE ? nb : nn;
+
+		name[k] = n > 1 ? xasprintf("%s and %zu more", files[k][0],
+					    n - 1)
+				: xstrdup(files[k][0]);
+	}
 	print_roots(&roots, stdout);
-	print_table(&r, argv[optind], argv[optind + 1], limit, stdout);
-	md.base_name = argv[optind];
-	md.new_name = argv[optind + 1];
+	print_table(&r, name[DIFF_BASE], name[DIFF_NEW], limit, stdout);
+	if (spread)
+		printf("runs: base %zu, new %zu: the change is of the mean "
+		       "share, its significance from the run-to-run spread "
+		       "(Welch's t, Holm's correction over %zu function%s "
+		       "that changed by more than %g points)\n",
+		       nb, nn, r.tested, r.tested == 1 ? "" : "s",
+		       fail_above < 0 ? 0 : fail_above);
+	md.base_name = name[DIFF_BASE];
+	md.new_name = name[DIFF_NEW];
 	md.roots = &roots;
 	md.limit = limit;
 	md.fail_above = fail_above;
@@ -955,10 +1155,6 @@ diff_main(int argc, char **argv)
 	md.reason = reason;
 
 	if (!reason && (svg || collapsed)) {
-		struct profile *fb = diff_by_function_under(
-			base, roots.dir[DIFF_BASE]);
-		struct profile *fn = diff_by_function_under(
-			new_p, roots.dir[DIFF_NEW]);
 		struct flametree *t = flametree_create();
 		char sub[256];
 		struct svg_params sp = {
@@ -971,8 +1167,16 @@ diff_main(int argc, char **argv)
 			 "function",
 			 (unsigned long long)r.samples[DIFF_BASE],
 			 (unsigned long long)r.samples[DIFF_NEW]);
-		flametree_add(t, fn, FLAMETREE_NEW);
-		flametree_add(t, fb, FLAMETREE_BASE);
+		for (size_t i = 0; i < nn + nb; i++) {
+			int k = i < nn ? DIFF_NEW : DIFF_BASE;
+			struct profile *q = diff_by_function_under(
+				k == DIFF_NEW ? new_p[i] : base[i - nn],
+				roots.dir[k]);
+
+			flametree_add(t, q, k == DIFF_NEW ? FLAMETREE_NEW
+							  : FLAMETREE_BASE);
+			profile_destroy(q);
+		}
 		flametree_sort(t);
 		if (svg && write_file(svg, "SVG file", svg_fn, &ta) < 0)
 			code = 2;
@@ -980,8 +1184,6 @@ diff_main(int argc, char **argv)
 					    collapsed_fn, &ta) < 0)
 			code = 2;
 		flametree_destroy(t);
-		profile_destroy(fb);
-		profile_destroy(fn);
 	}
 	if (markdown) {
 		struct md_arg ma = { .r = &r, .m = &md };
@@ -1002,6 +1204,18 @@ diff_main(int argc, char **argv)
 				continue;
 			fputs("FAIL: ", stdout);
 			utf8_put_escaped(stdout, w->name, 0);
+			if (spread) {
+				printf(": mean total share %.1f%% -> %.1f%% "
+				       "(%+.1f points, above %g; spread %.1f, "
+				       "%.1f points over %zu, %zu runs; t = "
+				       "%.1f, significant at 99%% over %zu "
+				       "functions)\n",
+				       w->mean[DIFF_BASE], w->mean[DIFF_NEW],
+				       w->total_delta, fail_above,
+				       w->sd[DIFF_BASE], w->sd[DIFF_NEW], nb,
+				       nn, w->z, r.tested);
+				continue;
+			}
 			printf(": total share %.1f%% -> %.1f%% "
 			       "(%+.1f points, above %g; z = %.1f, "
 			       "significant at 99%%; effective "
@@ -1022,9 +1236,16 @@ diff_main(int argc, char **argv)
 		code = 2;
 	}
 	free(reason);
-	diff_roots_fini(&roots);
+	free(name[DIFF_BASE]);
+	free(name[DIFF_NEW]);
 	diff_result_fini(&r);
-	profile_destroy(base);
-	profile_destroy(new_p);
+out_profiles:
+	for (size_t i = 0; i < nb; i++)
+		profile_destroy(base[i]);
+	for (size_t i = 0; i < nn; i++)
+		profile_destroy(new_p[i]);
+	free(base);
+	free(new_p);
+	diff_roots_fini(&roots);
 	return code;
 }

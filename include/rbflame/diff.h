@@ -36,6 +36,11 @@ struct diff_row {
 				 * from the effective sample sizes */
 	bool significant;	/* |z| > DIFF_Z99 */
 	bool code;		/* a Ruby or C method (it has a file) */
+	/* Several runs a side (diff_compare_runs): */
+	double sum[2], sumsq[2];	/* of its total share per run */
+	double mean[2], sd[2];	/* its total share's mean and spread */
+	double df;		/* Welch's degrees of freedom */
+	double p;		/* two-sided p of Welch's t (in z) */
 };
 
 struct diff_result {
@@ -45,6 +50,8 @@ struct diff_result {
 	double code_top[2];	/* the largest total share of a method */
 	double common;		/* the largest share a method has in both:
 				 * the smaller of its two total shares */
+	size_t runs[2];		/* profiles a side */
+	size_t tested;		/* several runs: functions tested (Holm) */
 };
 
 /*
@@ -83,6 +90,21 @@ struct profile *diff_by_function_under(const struct profile *p,
 /** Compares base and new (any profiles) into r; diff_result_fini frees. */
 void diff_compare(const struct profile *base, const struct profile *new_p,
 		  struct diff_result *r);
+/**
+ * Several profiles a side (runs of the same benchmark): counts summed
+ * for the table; with more than one run on a side, total_delta is the
+ * change of the mean total share, z Welch's t from the run-to-run spread
+ * (never below one run's sampling error), and significant means
+ * significant at 1% after Holm's correction over the functions whose
+ * mean share changed by more than pct points.
+ */
+void diff_compare_runs(const struct profile *const *base, size_t nbase,
+		       const struct profile *const *new_p, size_t nnew,
+		       const struct diff_roots *roots, double pct,
+		       struct diff_result *r);
+/** Two-sided tail of Student's t with df degrees of freedom (infinite:
+ * the normal's). */
+double diff_t_sf2(double t, double df);
 /** The same with each side's files under its root (roots may be NULL)
  * named relative to it. */
 void diff_compare_under(const struct profile *base,

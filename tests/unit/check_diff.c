@@ -4,8 +4,10 @@
  * rbflame diff's comparison: frames reduced to functions (lines dropped,
  * structured or read back from collapsed text), total and self shares
  * per function with recursion counted once, the two-proportion z test
- * against known values, the order of the rows, and two checkouts'
- * roots, detected or given, that make their files compare.
+ * against known values, the order of the rows, two checkouts' roots,
+ * detected or given, that make their files compare, the Markdown
+ * summary, Student's t against its tables, and several runs a side
+ * judged by their spread.
  */
 #include "config.h"
 
@@ -295,6 +297,86 @@ START_TEST(test_markdown)
 }
 END_TEST
 
+START_TEST(test_t_dist)
+{
+	/* Two-sided tails of Student's t from tables: t(4) 2.776 is 5%,
+	 * 4.604 1%; t(10) 3.169 1%; t(1) 1 is 50%; infinite df: normal. */
+	ck_assert(fabs(diff_t_sf2(2.776, 4) - 0.05) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(4.604, 4) - 0.01) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(-4.604, 4) - 0.01) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(3.169, 10) - 0.01) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(1, 1) - 0.5) < 1e-9);
+	ck_assert(fabs(diff_t_sf2(DIFF_Z99, INFINITY) - 0.01) < 1e-6);
+	ck_assert(fabs(diff_t_sf2(0, 3) - 1) < 1e-9);
+}
+END_TEST
+
+/* One run: main;a A, main;b 1000 - A. */
+static struct profile *
+run_ab(uint64_t a)
+{
+	struct profile *p = profile_create();
+	uint32_t f[2];
+
+	f[0] = profile_frame(p, "main");
+	f[1] = profile_frame(p, "a");
+	profile_add_count(p, f, 2, a);
+	f[1] = profile_frame(p, "b");
+	profile_add_count(p, f, 2, 1000 - a);
+	return p;
+}
+
+START_TEST(test_runs)
+{
+	/* a: 30.0, 31.0, 29.0% of the base's runs. */
+	struct profile *b[3] = { run_ab(300), run_ab(310), run_ab(290) };
+	/* The same, again; a grown to 45%; a at 47% in one run only. */
+	struct profile *same[3] = { run_ab(305), run_ab(295), run_ab(300) };
+	struct profile *grew[3] = { run_ab(450), run_ab(440), run_ab(460) };
+	struct profile *odd[3] = { run_ab(300), run_ab(470), run_ab(300) };
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)same, 3, NULL, 5, &r);
+	ck_assert_uint_eq(r.runs[DIFF_BASE], 3);
+	ck_assert_uint_eq(r.samples[DIFF_BASE], 3000);
+	w = row(&r, "a");
+	ck_assert(fabs(w->mean[DIFF_BASE] - 30) < 1e-9);
+	ck_assert(fabs(w->sd[DIFF_BASE] - 1) < 1e-9);
+	ck_assert(fabs(w->total_delta) < 1e-9);
+	ck_assert(!w->significant);
+	ck_assert_uint_eq(r.tested, 0);
+	diff_result_fini(&r);
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)grew, 3, NULL, 5, &r);
+	w = row(&r, "a");
+	ck_assert(fabs(w->total_delta - 15) < 1e-9);
+	ck_assert(w->significant);
+	ck_assert(diff_row_fails(w, 5));
+	ck_assert(!diff_row_fails(row(&r, "b"), 5));	/* it shrank */
+	ck_assert_uint_eq(r.tested, 2);
+	diff_result_fini(&r);
+
+	/* +5.7 points on average, from one run: the spread says noise. */
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)odd, 3, NULL, 5, &r);
+	w = row(&r, "a");
+	ck_assert(w->total_delta > 5);
+	ck_assert(w->sd[DIFF_NEW] > 9);
+	ck_assert(!w->significant);
+	ck_assert(!diff_row_fails(w, 5));
+	diff_result_fini(&r);
+	for (int i = 0; i < 3; i++) {
+		profile_destroy(b[i]);
+		profile_destroy(same[i]);
+		profile_destroy(grew[i]);
+		profile_destroy(odd[i]);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -309,6 +391,8 @@ main(void)
 	tcase_add_test(tc, test_clustered);
 	tcase_add_test(tc, test_roots);
 	tcase_add_test(tc, test_markdown);
+	tcase_add_test(tc, test_t_dist);
+	tcase_add_test(tc, test_runs);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
