@@ -294,7 +294,8 @@ diff_roots_detect(const struct profile *base, const struct profile *new_p,
 
 			if (!only_b[j])
 				continue;
-			while (k < la && k < lb && a[la - 1 - k] == b[lb - 1 - k])
+			while (k < la && k < lb &&
+			       a[la - 1 - k] == b[lb - 1 - k])
 				k++;
 			/* The tail starts at its first '/' (the roots end
 			 * before it); nothing left of it on a side: no

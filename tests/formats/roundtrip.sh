@@ -73,7 +73,8 @@ diff -u "$T/cg.want" "$T/cg.got" >&2 ||
 [ "$(grep -c '^fl=$' "$T/fromtxt.callgrind")" = \
   "$(grep -c '^fl=$' "$T/direct.callgrind")" ] ||
 	fail "callgrind from collapsed has more functions without a file"
-say "collapsed -> callgrind: the recording's $(wc -l <"$T/cg.want") function and call costs"
+say "collapsed -> callgrind: the recording's" \
+	"$(wc -l <"$T/cg.want") function and call costs"
 
 # Errors: a damaged recording names itself and exits 1.
 head -c 100 "$T/p.rbflame" >"$T/cut.rbflame"

@@ -3,15 +3,17 @@
 # Copyright (c) 2026 The rbflame authors
 #
 # rbflame diff across two checkouts, as doc/ci-gate.md's recipe runs it:
-# tests/views/fixtures/checkout copied to base/ and new/, its benchmark
-# profiled in launch mode to completion from new/ (../base/bench/... and
+# tests/views/fixtures/checkout copied to base/, new/ and slow/ (where
+# Shop#tax does twice the work), its benchmark profiled three times each
+# in launch mode to completion from new/ (../base/bench/... and
 # bench/...). The files differ only by their directory: diff finds the
-# two roots, says so, and the same code passes --fail-above 5 (it failed
-# with every frame "0.0% -> N%"); --root gives them too. A third checkout
-# where Shop#tax does twice the work fails, naming it by its path in the
-# checkout; so does the recipe with three runs a side (BASE... --
-# NEW...), where the same code passes. Profiles of another program and too few samples exit
-# 2 with one line. --markdown writes the verdict for a CI summary.
+# two roots and says so (it failed with every frame "0.0% -> N%"); one
+# profile under the other checkout's paths matches with no change at
+# all; --root gives the roots too. Three runs a side of the same code
+# pass; Shop#tax twice as slow fails, one run a side and three, named by
+# its path in the checkout. Profiles of another program and too few
+# samples exit 2 with one line. --markdown writes the verdict for a CI
+# summary.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-views.sh"
@@ -32,8 +34,9 @@ for i in 1 2 3; do
 	for co in base new slow; do
 		script=../$co/bench/checkout.rb
 		[ "$co" = new ] && script=bench/checkout.rb
-		run_rbflame "$co$i" 120 -q --mode cpu -r 499 -o "$T/$co$i.rbflame" \
-			-o "$T/$co$i.folded" -- "$RUBY" "$script"
+		run_rbflame "$co$i" 120 -q --mode cpu -r 499 \
+			-o "$T/$co$i.rbflame" -o "$T/$co$i.folded" -- \
+			"$RUBY" "$script"
 		expect_rc 0 "rbflame -o $co$i.rbflame -- ruby $script"
 	done
 done
@@ -132,7 +135,8 @@ cat >"$T/other.rb" <<'RUBY'
 def spin = 200_000.times { |i| i * i }
 100.times { spin }
 RUBY
-run_rbflame other 120 -q --mode cpu -r 499 -o "$T/other.rbflame" -- "$RUBY" "$T/other.rb"
+run_rbflame other 120 -q --mode cpu -r 499 -o "$T/other.rbflame" -- \
+	"$RUBY" "$T/other.rb"
 expect_rc 0 "rbflame -- ruby other.rb"
 run_rbflame otherdiff 30 diff --fail-above 5 --markdown "$T/other.md" \
 	"$T/base.rbflame" "$T/other.rbflame"
