@@ -54,8 +54,8 @@ static const char diff_help[] =
 "prefer recordings to collapsed stacks for the verdict). With several\n"
 "runs a side (options before the '--'), the change is of each function's\n"
 "mean share and its significance comes from the run-to-run spread\n"
-"(Welch's t, Holm's correction over the functions that changed by more\n"
-"than --fail-above).\n"
+"(one-sided Welch's t, Holm's correction over the functions that grew\n"
+"by more than --fail-above; '*' marks significant growth).\n"
 "\n"
 "Options:\n"
 "      --fail-above PCT   exit 1 when a function's total share grew by\n"
@@ -516,9 +516,9 @@ cmp_p(const void *x, const void *y)
 /*
  * Several runs a side: each function's total share per run, its mean
  * and spread (standard deviation across runs, never below the sampling
- * error of one run), Welch's t on the means, and Holm's correction at
- * 1% over the functions whose mean changed by more than pct points (the
- * only ones a verdict can name).
+ * error of one run), Welch's t on the means, one-sided (growth), and
+ * Holm's correction at 1% over the functions whose mean grew by more
+ * than pct points (the only ones a verdict can name).
  */
 static void
 spread_test(struct diff_result *r, const size_t nruns[2], double pct)
@@ -553,9 +553,10 @@ spread_test(struct diff_result *r, const size_t nruns[2], double pct)
 		w->total_delta = w->mean[DIFF_NEW] - w->mean[DIFF_BASE];
 		w->df = dfd > 0 ? se2 * se2 / dfd : INFINITY;
 		w->z = se2 > 0 ? w->total_delta / sqrt(se2) : 0;
-		w->p = se2 > 0 ? diff_t_sf2(w->z, w->df) : 1;
+		/* One-sided: the gate asks whether it grew. */
+		w->p = se2 > 0 && w->z > 0 ? diff_t_sf2(w->z, w->df) / 2 : 1;
 		w->significant = false;
-		if (fabs(w->total_delta) > pct && se2 > 0)
+		if (w->total_delta > pct && se2 > 0)
 			cand[nc++] = w;
 	}
 	qsort(cand, nc, sizeof(*cand), cmp_p);
@@ -701,8 +702,9 @@ print_table(const struct diff_result *r, const char *bname,
 	if (n < r->nrows)
 		fprintf(f, "  (%zu more frames changed less)\n", r->nrows - n);
 	if (r->runs[DIFF_BASE] > 1 || r->runs[DIFF_NEW] > 1)
-		fputs("  * significant at 99% across the runs (Welch's t on "
-		      "the mean shares, Holm's correction)\n", f);
+		fputs("  * grew significantly at 99% across the runs "
+		      "(Welch's t on the mean shares, Holm's correction)\n",
+		      f);
 	else
 		fputs("  * significant at 99% (two-proportion z test)\n", f);
 }
@@ -795,8 +797,9 @@ diff_write_markdown(const struct diff_result *r,
 		fprintf(f, "\n%zu more function%s changed less.\n",
 			r->nrows - n, r->nrows - n == 1 ? "" : "s");
 	if (r->runs[DIFF_BASE] > 1 || r->runs[DIFF_NEW] > 1)
-		fputs("\n\\* significant at 99% across the runs (Welch's t "
-		      "on the mean shares, Holm's correction)\n", f);
+		fputs("\n\\* grew significantly at 99% across the runs "
+		      "(Welch's t on the mean shares, Holm's correction)\n",
+		      f);
 	else
 		fputs("\n\\* significant at 99% (two-proportion z test)\n",
 		      f);
@@ -1124,8 +1127,8 @@ diff_main(int argc, char **argv)
 	if (spread)
 		printf("runs: base %zu, new %zu: the change is of the mean "
 		       "share, its significance from the run-to-run spread "
-		       "(Welch's t, Holm's correction over %zu function%s "
-		       "that changed by more than %g points)\n",
+		       "(one-sided Welch's t, Holm's correction over %zu "
+		       "function%s that grew by more than %g points)\n",
 		       nb, nn, r.tested, r.tested == 1 ? "" : "s",
 		       fail_above < 0 ? 0 : fail_above);
 	md.base_name = name[DIFF_BASE];

@@ -40,7 +40,7 @@ struct diff_row {
 	double sum[2], sumsq[2];	/* of its total share per run */
 	double mean[2], sd[2];	/* its total share's mean and spread */
 	double df;		/* Welch's degrees of freedom */
-	double p;		/* two-sided p of Welch's t (in z) */
+	double p;		/* one-sided p of Welch's t (in z) */
 };
 
 struct diff_result {
@@ -94,9 +94,9 @@ void diff_compare(const struct profile *base, const struct profile *new_p,
  * Several profiles a side (runs of the same benchmark): counts summed
  * for the table; with more than one run on a side, total_delta is the
  * change of the mean total share, z Welch's t from the run-to-run spread
- * (never below one run's sampling error), and significant means
- * significant at 1% after Holm's correction over the functions whose
- * mean share changed by more than pct points.
+ * (never below one run's sampling error), and significant means a
+ * growth significant at 1% (one-sided) after Holm's correction over the
+ * functions whose mean share grew by more than pct points.
  */
 void diff_compare_runs(const struct profile *const *base, size_t nbase,
 		       const struct profile *const *new_p, size_t nnew,
