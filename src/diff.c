@@ -10,8 +10,15 @@
  * PCT points and the growth is significant at 99% for the sample counts
  * (two-proportion z test, on effective sample counts: a recording's
  * samples that cluster, as a preempted thread's do, weigh less), so
- * noise between two runs does not fail a build. --svg and --collapsed write the differential flamegraph and
- * flamegraph.pl's differential input.
+ * noise between two runs does not fail a build. --svg and --collapsed
+ * write the differential flamegraph and flamegraph.pl's differential
+ * input. Two checkouts compare: files under each side's root (given or
+ * detected, diff_roots_detect) are named relative to it. Profiles that
+ * cannot be compared (different programs, too few samples for the
+ * threshold) exit 2 with the reason. Several runs a side (BASE... --
+ * NEW...) are judged by their run-to-run spread (Welch's t on the mean
+ * shares, Holm's correction); --markdown writes the verdict and table
+ * for a CI summary.
  */
 #include "config.h"
 
@@ -38,12 +45,17 @@
 
 static const char diff_help[] =
 "Usage: rbflame diff [OPTIONS] BASE NEW\n"
+"       rbflame diff [OPTIONS] BASE... -- NEW...\n"
 "Compare two profiles of the same program (raw recordings or collapsed\n"
 "stacks), function by function: the functions whose share of samples\n"
 "grew or shrank most, total (on the stack) and self (the leaf). A '*'\n"
 "marks a change of total share significant at 99% for the sample counts\n"
 "(two-proportion z test; a recording's clustered samples count as fewer:\n"
-"prefer recordings to collapsed stacks for the verdict).\n"
+"prefer recordings to collapsed stacks for the verdict). With several\n"
+"runs a side (options before the '--'), the change is of each function's\n"
+"mean share and its significance comes from the run-to-run spread\n"
+"(one-sided Welch's t, Holm's correction over the functions that grew\n"
+"by more than --fail-above; '*' marks significant growth).\n"
 "\n"
 "Options:\n"
 "      --fail-above PCT   exit 1 when a function's total share grew by\n"
@@ -54,12 +66,20 @@ static const char diff_help[] =
 "      --collapsed FILE   write flamegraph.pl's differential input\n"
 "                         ('stack BASE NEW', the base scaled to the new\n"
 "                         profile's total)\n"
+"      --markdown FILE    write the verdict and the table in Markdown,\n"
+"                         for a CI job's summary\n"
+"      --root BASE_DIR NEW_DIR\n"
+"                         the two checkouts' trees: a file under one is\n"
+"                         named relative to it, so both sides match\n"
+"                         (default: found from the files only one side\n"
+"                         names; the output says which)\n"
 "      --title TEXT       the SVG's title\n"
 "      --limit N          rows of the table (default 20)\n"
 "  -h, --help             show this help and exit\n"
 "\n"
 "Exit status: 0 when no function grew beyond --fail-above (or without\n"
-"it), 1 when one did, 2 on an error.\n";
+"it), 1 when one did, 2 on an error or when the profiles cannot be\n"
+"compared (of different programs, or too few samples to decide).\n";
 
 double
 diff_z_eff(double p1, double n1, double p2, double n2)
@@ -170,11 +190,25 @@ autocorrelation(const struct profile *q, const struct callgraph *g,
 	free(stamp_cur);
 }
 
-/* The function a frame belongs to, as text: "LABEL (FILE)" or the text. */
+/* file relative to root when it lies under it, else file itself. */
+static const char *
+under_root(const char *file, const char *root)
+{
+	size_t n = root ? strlen(root) : 0;
+
+	if (!n || strncmp(file, root, n))
+		return file;
+	if (root[n - 1] == '/')
+		return file[n] ? file + n : file;
+	return file[n] == '/' && file[n + 1] ? file + n + 1 : file;
+}
+
+/* The function a frame belongs to, as text: "LABEL (FILE)", FILE
+ * relative to root when under it, or the text. */
 static char *
 function_key(const struct profile *p, const struct profile_frame *f,
-	     uint32_t id, enum profile_kind *kind, char **label,
-	     char **file)
+	     uint32_t id, const char *root, enum profile_kind *kind,
+	     char **label, char **file)
 {
 	const char *text = profile_frame_name(p, id);
 	size_t ll, fo, fl;
@@ -185,20 +219,145 @@ function_key(const struct profile *p, const struct profile_frame *f,
 	if ((f->kind == PROFILE_FRAME_RUBY || f->kind == PROFILE_FRAME_CFUNC) &&
 	    f->file != PROFILE_NO_STR && *profile_str_get(p, f->name)) {
 		*label = xstrdup(profile_str_get(p, f->name));
-		*file = xstrdup(profile_str_get(p, f->file));
+		*file = xstrdup(under_root(profile_str_get(p, f->file), root));
 	} else if (f->kind == PROFILE_FRAME_NAME &&
 		   flametree_split(text, &ll, &fo, &fl, &line) == 0) {
+		char *full = xstrndup(text + fo, fl);
+
 		*kind = PROFILE_FRAME_RUBY;
 		*label = xstrndup(text, ll);
-		*file = xstrndup(text + fo, fl);
+		*file = xstrdup(under_root(full, root));
+		free(full);
 	}
 	if (*label)
 		return xasprintf("%s (%s)", *label, *file);
 	return xstrdup(text);
 }
 
+/* The source files of p's Ruby and C-method frames, absolute ones. */
+static struct intern *
+ruby_files(const struct profile *p)
+{
+	struct intern *in = intern_create();
+
+	for (size_t id = 0; id < p->nframes; id++) {
+		const struct profile_frame *f = &p->frames[id];
+
+		if ((f->kind == PROFILE_FRAME_RUBY ||
+		     f->kind == PROFILE_FRAME_CFUNC) &&
+		    f->file != PROFILE_NO_STR &&
+		    profile_str_get(p, f->file)[0] == '/')
+			intern_str(in, profile_str_get(p, f->file));
+	}
+	return in;
+}
+
+/* Whether s is one of in's strings (intern_str would add it). */
+static bool
+has_str(const struct intern *in, const char *s)
+{
+	uint32_t n = intern_count(in);
+
+	for (uint32_t i = 0; i < n; i++)
+		if (!strcmp(intern_get(in, i), s))
+			return true;
+	return false;
+}
+
+void
+diff_roots_detect(const struct profile *base, const struct profile *new_p,
+		  struct diff_roots *r)
+{
+	struct intern *fa = ruby_files(base), *fb = ruby_files(new_p);
+	struct intern *pairs = intern_create();
+	uint32_t na = intern_count(fa), nb = intern_count(fb);
+	size_t *votes = NULL, cap = 0, best = 0;
+	bool *only_b = xcalloc(nb ? nb : 1, sizeof(*only_b));
+
+	memset(r, 0, sizeof(*r));
+	for (uint32_t j = 0; j < nb; j++)
+		only_b[j] = !has_str(fa, intern_get(fb, j));
+	/* Every file of one side only, against every file of the other:
+	 * the longest common tail that starts at a '/' leaves two
+	 * prefixes, one vote for that pair of roots. */
+	for (uint32_t i = 0; i < na; i++) {
+		const char *a = intern_get(fa, i);
+		size_t la = strlen(a);
+
+		if (has_str(fb, a))
+			continue;
+		for (uint32_t j = 0; j < nb; j++) {
+			const char *b = intern_get(fb, j);
+			size_t lb = strlen(b), k = 0;
+			char *key;
+			uint32_t id;
+
+			if (!only_b[j])
+				continue;
+			while (k < la && k < lb &&
+			       a[la - 1 - k] == b[lb - 1 - k])
+				k++;
+			/* The tail starts at its first '/' (the roots end
+			 * before it); nothing left of it on a side: no
+			 * root. */
+			while (k > 0 && a[la - k] != '/')
+				k--;
+			if (k == 0 || k == la || k == lb || k + 1 >= la)
+				continue;
+			key = xasprintf("%.*s%c%.*s", (int)(la - k), a, '\0',
+					(int)(lb - k), b);
+			id = intern_id(pairs, key, (la - k) + 1 + (lb - k));
+			free(key);
+			if (id >= cap) {
+				size_t old = cap;
+
+				votes = xgrowarray(votes, &cap, id + 1,
+						   sizeof(*votes));
+				memset(votes + old, 0,
+				       (cap - old) * sizeof(*votes));
+			}
+			votes[id]++;
+		}
+	}
+	/* The pair most files agree on; ties to the first found. */
+	for (uint32_t id = 0; id < intern_count(pairs); id++) {
+		if (votes[id] > best) {
+			const char *k = intern_get(pairs, id);
+			size_t l = strlen(k);
+
+			best = votes[id];
+			free(r->dir[DIFF_BASE]);
+			free(r->dir[DIFF_NEW]);
+			r->dir[DIFF_BASE] = xstrdup(k);
+			r->dir[DIFF_NEW] = xstrndup(k + l + 1,
+					intern_len(pairs, id) - l - 1);
+		}
+	}
+	r->detected = best > 0;
+	r->votes = best;
+	free(votes);
+	free(only_b);
+	intern_destroy(pairs);
+	intern_destroy(fa);
+	intern_destroy(fb);
+}
+
+void
+diff_roots_fini(struct diff_roots *r)
+{
+	free(r->dir[DIFF_BASE]);
+	free(r->dir[DIFF_NEW]);
+	memset(r, 0, sizeof(*r));
+}
+
 struct profile *
 diff_by_function(const struct profile *p)
+{
+	return diff_by_function_under(p, NULL);
+}
+
+struct profile *
+diff_by_function_under(const struct profile *p, const char *root)
 {
 	struct profile *q = profile_create();
 	uint32_t *map = xmalloc((p->nframes ? p->nframes : 1) * sizeof(*map));
@@ -209,7 +368,8 @@ diff_by_function(const struct profile *p)
 		const struct profile_frame *f = &p->frames[id];
 		enum profile_kind kind;
 		char *label, *file;
-		char *key = function_key(p, f, id, &kind, &label, &file);
+		char *key = function_key(p, f, id, root, &kind, &label,
+					 &file);
 		struct profile_frame_desc d = {
 			.kind = kind, .name = label ? label : key,
 			.file = file, .text = key,
@@ -273,25 +433,173 @@ void
 diff_compare(const struct profile *base, const struct profile *new_p,
 	     struct diff_result *r)
 {
-	const struct profile *in[2] = { base, new_p };
+	diff_compare_under(base, new_p, NULL, r);
+}
+
+void
+diff_compare_under(const struct profile *base, const struct profile *new_p,
+		   const struct diff_roots *roots, struct diff_result *r)
+{
+	const struct profile *const b[1] = { base }, *const n[1] = { new_p };
+
+	diff_compare_runs(b, 1, n, 1, roots, 0, r);
+}
+
+/*
+ * The regularized incomplete beta function I_x(a, b), by its continued
+ * fraction (Lentz), for Student's t distribution below.
+ */
+static double
+beta_cf(double a, double b, double x)
+{
+	const double tiny = 1e-300;
+	double c = 1, d = 1 - (a + b) * x / (a + 1), h;
+
+	d = 1 / (fabs(d) < tiny ? tiny : d);
+	h = d;
+	for (int m = 1; m <= 300; m++) {
+		double aa = m * (b - m) * x / ((a + 2 * m - 1) * (a + 2 * m));
+		double del;
+
+		d = 1 + aa * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		h *= d * c;
+		aa = -(a + m) * (a + b + m) * x /
+		     ((a + 2 * m) * (a + 2 * m + 1));
+		d = 1 + aa * d;
+		d = 1 / (fabs(d) < tiny ? tiny : d);
+		c = 1 + aa / c;
+		c = fabs(c) < tiny ? tiny : c;
+		del = d * c;
+		h *= del;
+		if (fabs(del - 1) < 1e-12)
+			break;
+	}
+	return h;
+}
+
+static double
+beta_inc(double a, double b, double x)
+{
+	double front;
+
+	if (x <= 0)
+		return 0;
+	if (x >= 1)
+		return 1;
+	front = exp(lgamma(a + b) - lgamma(a) - lgamma(b) + a * log(x) +
+		    b * log(1 - x));
+	if (x < (a + 1) / (a + b + 2))
+		return front * beta_cf(a, b, x) / a;
+	return 1 - front * beta_cf(b, a, 1 - x) / b;
+}
+
+double
+diff_t_sf2(double t, double df)
+{
+	if (!isfinite(df) || df > 1e6)
+		return erfc(fabs(t) / sqrt(2));
+	return beta_inc(df / 2, 0.5, df / (df + t * t));
+}
+
+static int
+cmp_p(const void *x, const void *y)
+{
+	double a = (*(struct diff_row *const *)x)->p;
+	double b = (*(struct diff_row *const *)y)->p;
+
+	return (a > b) - (a < b);
+}
+
+/*
+ * Several runs a side: each function's total share per run, its mean
+ * and spread (standard deviation across runs, never below the sampling
+ * error of one run), Welch's t on the means, one-sided (growth), and
+ * Holm's correction at 1% over the functions whose mean grew by more
+ * than pct points (the only ones a verdict can name).
+ */
+static void
+spread_test(struct diff_result *r, const size_t nruns[2], double pct)
+{
+	struct diff_row **cand = xmalloc((r->nrows ? r->nrows : 1) *
+					 sizeof(*cand));
+	size_t nc = 0;
+
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct diff_row *w = &r->rows[i];
+		double v[2], dfd = 0, se2 = 0;
+
+		for (int k = 0; k < 2; k++) {
+			double m = w->sum[k] / (double)nruns[k];
+			double var = nruns[k] > 1
+				? (w->sumsq[k] - nruns[k] * m * m) /
+					  (double)(nruns[k] - 1)
+				: 0;
+			/* The sampling error of one run of the mean size. */
+			double n1 = (double)r->samples[k] / (double)nruns[k];
+			double floor = n1 > 0 ? m * (100 - m) / n1 : 0;
+
+			w->mean[k] = m;
+			w->sd[k] = sqrt(var > 0 ? var : 0);
+			v[k] = (var > floor ? var : floor) / (double)nruns[k];
+			se2 += v[k];
+			/* An estimated variance brings its degrees of
+			 * freedom; the sampling floor is known. */
+			if (var > floor && nruns[k] > 1)
+				dfd += v[k] * v[k] / (double)(nruns[k] - 1);
+		}
+		w->total_delta = w->mean[DIFF_NEW] - w->mean[DIFF_BASE];
+		w->df = dfd > 0 ? se2 * se2 / dfd : INFINITY;
+		w->z = se2 > 0 ? w->total_delta / sqrt(se2) : 0;
+		/* One-sided: the gate asks whether it grew. */
+		w->p = se2 > 0 && w->z > 0 ? diff_t_sf2(w->z, w->df) / 2 : 1;
+		w->significant = false;
+		if (w->total_delta > pct && se2 > 0)
+			cand[nc++] = w;
+	}
+	qsort(cand, nc, sizeof(*cand), cmp_p);
+	for (size_t i = 0; i < nc; i++) {
+		if (cand[i]->p > 0.01 / (double)(nc - i))
+			break;
+		cand[i]->significant = true;
+	}
+	r->tested = nc;
+	free(cand);
+}
+
+void
+diff_compare_runs(const struct profile *const *base, size_t nbase,
+		  const struct profile *const *new_p, size_t nnew,
+		  const struct diff_roots *roots, double pct,
+		  struct diff_result *r)
+{
+	const size_t nruns[2] = { nbase, nnew };
 	struct intern *names = intern_create();
 	size_t cap = 0;
 
 	memset(r, 0, sizeof(*r));
-	for (int k = 0; k < 2; k++) {
-		struct profile *q = diff_by_function(in[k]);
+	r->runs[DIFF_BASE] = nbase;
+	r->runs[DIFF_NEW] = nnew;
+	for (size_t j = 0; j < nbase + nnew; j++) {
+		int k = j < nbase ? DIFF_BASE : DIFF_NEW;
+		const struct profile *run = k == DIFF_BASE ? base[j]
+							   : new_p[j - nbase];
+		struct profile *q = diff_by_function_under(
+			run, roots ? roots->dir[k] : NULL);
 		struct callgraph *g = callgraph_create(q);
-
 		double *rho = xmalloc((g->nfuncs ? g->nfuncs : 1) *
 				      sizeof(*rho));
 
 		autocorrelation(q, g, rho);
-		r->samples[k] = g->samples;
+		r->samples[k] += g->samples;
 		for (size_t i = 0; i < g->nfuncs; i++) {
 			const char *name = profile_frame_name(q,
 							      g->funcs[i].frame);
 			uint32_t id = intern_str(names, name);
 			struct diff_row *row;
+			double sh;
 
 			if (id >= r->nrows) {	/* new: ids are dense */
 				r->rows = xgrowarray(r->rows, &cap, id + 1,
@@ -301,8 +609,13 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 				r->nrows = id + 1;
 			}
 			row = &r->rows[id];
+			row->code |= profile_frame_get(q, g->funcs[i].frame)
+					     ->file != PROFILE_NO_STR;
 			row->total[k] += g->funcs[i].total;
 			row->self[k] += g->funcs[i].self;
+			sh = share(g->funcs[i].total, g->samples);
+			row->sum[k] += sh;
+			row->sumsq[k] += sh * sh;
 			if (rho[i] > row->rho[k])
 				row->rho[k] = rho[i];
 		}
@@ -330,7 +643,20 @@ diff_compare(const struct profile *base, const struct profile *new_p,
 					  r->samples[1]) / 100,
 				    row->n_eff[DIFF_NEW]);
 		row->significant = fabs(row->z) > DIFF_Z99;
+		if (row->code) {
+			double b = share(row->total[DIFF_BASE], r->samples[0]);
+			double n = share(row->total[DIFF_NEW], r->samples[1]);
+
+			if (b > r->code_top[DIFF_BASE])
+				r->code_top[DIFF_BASE] = b;
+			if (n > r->code_top[DIFF_NEW])
+				r->code_top[DIFF_NEW] = n;
+			if ((b < n ? b : n) > r->common)
+				r->common = b < n ? b : n;
+		}
 	}
+	if (nbase > 1 || nnew > 1)
+		spread_test(r, nruns, pct);
 	if (r->nrows)
 		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
 }
@@ -375,7 +701,116 @@ print_table(const struct diff_result *r, const char *bname,
 	}
 	if (n < r->nrows)
 		fprintf(f, "  (%zu more frames changed less)\n", r->nrows - n);
-	fputs("  * significant at 99% (two-proportion z test)\n", f);
+	if (r->runs[DIFF_BASE] > 1 || r->runs[DIFF_NEW] > 1)
+		fputs("  * grew significantly at 99% across the runs "
+		      "(Welch's t on the mean shares, Holm's correction)\n",
+		      f);
+	else
+		fputs("  * significant at 99% (two-proportion z test)\n", f);
+}
+
+/* Text for a Markdown table cell: control characters escaped as the
+ * terminal table does, then Markdown's and HTML's own characters. */
+static void
+md_put(FILE *f, const char *s)
+{
+	size_t cap = strlen(s) * 4 + 8;
+	char *buf = xmalloc(cap);
+
+	utf8_escape(s, buf, cap, 0);
+	for (const char *c = buf; *c; c++) {
+		switch (*c) {
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '|': case '\\': case '`': case '*': case '_': case '[':
+		case ']': case '#': case '~': case '!':
+			fputc('\\', f);
+			fputc(*c, f);
+			break;
+		default:
+			fputc(*c, f);
+		}
+	}
+	free(buf);
+}
+
+int
+diff_write_markdown(const struct diff_result *r,
+		    const struct diff_markdown *m, FILE *f)
+{
+	size_t n = r->nrows < m->limit ? r->nrows : m->limit;
+	static const char *const verdict[] = {
+		[DIFF_REPORT] = "", [DIFF_PASS] = ": PASS",
+		[DIFF_FAIL] = ": FAIL", [DIFF_NO_VERDICT] = ": no verdict",
+	};
+
+	fprintf(f, "### rbflame diff%s\n\n", verdict[m->verdict]);
+	if (m->verdict == DIFF_NO_VERDICT && m->reason) {
+		md_put(f, m->reason);
+		fputs("\n\n", f);
+	}
+	fputs("- base ", f);
+	md_put(f, m->base_name);
+	fprintf(f, ": %llu samples; new ",
+		(unsigned long long)r->samples[DIFF_BASE]);
+	md_put(f, m->new_name);
+	fprintf(f, ": %llu samples\n",
+		(unsigned long long)r->samples[DIFF_NEW]);
+	if (m->roots && m->roots->dir[DIFF_BASE]) {
+		fputs("- roots: base ", f);
+		md_put(f, m->roots->dir[DIFF_BASE]);
+		fputs(", new ", f);
+		md_put(f, m->roots->dir[DIFF_NEW]);
+		fputs(m->roots->detected ? " (detected)\n" : " (--root)\n", f);
+	}
+	if (m->fail_above >= 0)
+		fprintf(f, "- fails when a function's total share grows by "
+			"more than %g points, significantly at 99%%\n",
+			m->fail_above);
+	fputs("\n| function | total base | total new | change "
+	      "| self base | self new | change |\n"
+	      "|:--|--:|--:|--:|--:|--:|--:|\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *w = &r->rows[i];
+		bool fail = m->verdict == DIFF_FAIL &&
+			    diff_row_fails(w, m->fail_above);
+
+		fputs(fail ? "| **FAIL** " : "| ", f);
+		md_put(f, w->name);
+		fprintf(f, " | %.1f%% | %.1f%% | %+.1f%s | %.1f%% | %.1f%% "
+			"| %+.1f |\n",
+			share(w->total[DIFF_BASE], r->samples[0]),
+			share(w->total[DIFF_NEW], r->samples[1]),
+			w->total_delta, w->significant ? "\\*" : "",
+			share(w->self[DIFF_BASE], r->samples[0]),
+			share(w->self[DIFF_NEW], r->samples[1]),
+			w->self_delta);
+	}
+	if (n < r->nrows)
+		fprintf(f, "\n%zu more function%s changed less.\n",
+			r->nrows - n, r->nrows - n == 1 ? "" : "s");
+	if (r->runs[DIFF_BASE] > 1 || r->runs[DIFF_NEW] > 1)
+		fputs("\n\\* grew significantly at 99% across the runs "
+		      "(Welch's t on the mean shares, Holm's correction)\n",
+		      f);
+	else
+		fputs("\n\\* significant at 99% (two-proportion z test)\n",
+		      f);
+	return ferror(f) ? -1 : 0;
+}
+
+bool
+diff_row_fails(const struct diff_row *w, double fail_above)
+{
+	return fail_above >= 0 && w->total_delta > fail_above &&
+	       w->significant;
 }
 
 /* Every stack of the tree with its self samples in both profiles, the
@@ -412,8 +847,7 @@ put_diff_stacks(const struct flametree *t, uint32_t id, char *path,
 /* One output file, through outfile: renamed into place when complete. */
 static int
 write_file(const char *path, const char *what,
-	   int (*fn)(const struct flametree *, const void *, FILE *),
-	   const struct flametree *t, const void *arg)
+	   int (*fn)(const void *, FILE *), const void *arg)
 {
 	struct outfile *o = outfile_open(path);
 
@@ -426,7 +860,7 @@ write_file(const char *path, const char *what,
 		return -1;
 	}
 	errno = 0;
-	if (fn(t, arg, outfile_stream(o)) < 0) {
+	if (fn(arg, outfile_stream(o)) < 0) {
 		perror_msg("diff: cannot write %s '%s'", what, path);
 		outfile_abort(o);
 		return -1;
@@ -439,15 +873,23 @@ write_file(const char *path, const char *what,
 	return 0;
 }
 
+struct tree_arg {
+	const struct flametree *t;
+	const struct svg_params *sp;
+};
+
 static int
-svg_fn(const struct flametree *t, const void *arg, FILE *f)
+svg_fn(const void *arg, FILE *f)
 {
-	return svg_write(t, arg, f);
+	const struct tree_arg *a = arg;
+
+	return svg_write(a->t, a->sp, f);
 }
 
 static int
-collapsed_fn(const struct flametree *t, const void *arg, FILE *f)
+collapsed_fn(const void *arg, FILE *f)
 {
+	const struct flametree *t = ((const struct tree_arg *)arg)->t;
 	const struct flametree_node *r = &t->nodes[FLAMETREE_ROOT];
 	double scale = r->total[FLAMETREE_BASE]
 			       ? (double)r->total[FLAMETREE_NEW] /
@@ -456,10 +898,22 @@ collapsed_fn(const struct flametree *t, const void *arg, FILE *f)
 	size_t cap = 1 << 20;
 	char *path = xmalloc(cap);
 
-	(void)arg;
 	put_diff_stacks(t, FLAMETREE_ROOT, path, 0, cap, scale, f);
 	free(path);
 	return ferror(f) ? -1 : 0;
+}
+
+struct md_arg {
+	const struct diff_result *r;
+	const struct diff_markdown *m;
+};
+
+static int
+markdown_fn(const void *arg, FILE *f)
+{
+	const struct md_arg *a = arg;
+
+	return diff_write_markdown(a->r, a->m, f);
 }
 
 enum {
@@ -468,6 +922,8 @@ enum {
 	OPT_COLLAPSED,
 	OPT_TITLE,
 	OPT_LIMIT,
+	OPT_ROOT,
+	OPT_MARKDOWN,
 };
 
 static const struct option long_options[] = {
@@ -476,9 +932,60 @@ static const struct option long_options[] = {
 	{ "collapsed", required_argument, NULL, OPT_COLLAPSED },
 	{ "title", required_argument, NULL, OPT_TITLE },
 	{ "limit", required_argument, NULL, OPT_LIMIT },
+	{ "root", required_argument, NULL, OPT_ROOT },
+	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
+
+/* A root as the profiles name files: resolved when it exists here, and
+ * without a trailing '/'. */
+static char *
+root_dir(const char *dir)
+{
+	char *r = realpath(dir, NULL);
+	size_t n;
+
+	if (!r)
+		r = xstrdup(dir);
+	n = strlen(r);
+	while (n > 1 && r[n - 1] == '/')
+		r[--n] = '\0';
+	return r;
+}
+
+static void
+print_roots(const struct diff_roots *roots, FILE *f)
+{
+	if (!roots->dir[DIFF_BASE]) {
+		fputs("roots: none (no file differs only by its directory; "
+		      "files compare by their whole path)\n", f);
+		return;
+	}
+	fputs("roots: base ", f);
+	utf8_put_escaped(f, roots->dir[DIFF_BASE], 0);
+	fputs(", new ", f);
+	utf8_put_escaped(f, roots->dir[DIFF_NEW], 0);
+	if (roots->detected)
+		fprintf(f, " (detected: %zu file%s differ only by them; "
+			"--root sets them)\n", roots->votes,
+			roots->votes == 1 ? "" : "s");
+	else
+		fputs(" (--root)\n", f);
+}
+
+/*
+ * The fewest samples a side needs for a function going from 0 to pct
+ * points of it to be significant at 99%: below, --fail-above could never
+ * fail. (p2 = d, p1 = 0, pooled d/2: z^2 = d n / (1 - d/2) for equal n.)
+ */
+static double
+samples_needed(double pct)
+{
+	double d = (pct < 1 ? 1 : pct) / 100;
+
+	return DIFF_Z99 * DIFF_Z99 * (1 - d / 2) / d;
+}
 
 static struct profile *
 load(const char *path)
@@ -498,12 +1005,27 @@ int
 diff_main(int argc, char **argv)
 {
 	const char *svg = NULL, *collapsed = NULL, *title = NULL;
+	const char *markdown = NULL;
+	struct diff_roots roots = { 0 };
+	struct diff_markdown md = { 0 };
+	char *reason = NULL;
 	double fail_above = -1;
 	unsigned limit = DEFAULT_ROWS;
-	struct profile *base = NULL, *new_p = NULL;
+	struct profile **base = NULL, **new_p = NULL;
+	char **files[2], *name[2] = { NULL, NULL };
+	size_t nb = 0, nn = 0;
+	bool spread;
 	struct diff_result r;
-	int c, code = 0;
+	int c, code = 0, dd = -1, full_argc = argc;
 	char *end;
+
+	/* BASE... -- NEW...: options come before the "--". */
+	for (int i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--")) {
+			dd = i;
+			argc = i;
+			break;
+		}
 
 	exit_code_on_die = 2;
 	optind = 0;
@@ -526,6 +1048,9 @@ diff_main(int argc, char **argv)
 		case OPT_COLLAPSED:
 			collapsed = optarg;
 			break;
+		case OPT_MARKDOWN:
+			markdown = optarg;
+			break;
 		case OPT_TITLE:
 			title = optarg;
 			break;
@@ -541,8 +1066,16 @@ diff_main(int argc, char **argv)
 			limit = (unsigned)v;
 			break;
 		}
+		case OPT_ROOT:
+			if (optind >= argc || !*optarg || !*argv[optind])
+				error_msg_and_help("diff: --root needs two directories, BASE_DIR and NEW_DIR");
+			diff_roots_fini(&roots);
+			roots.dir[DIFF_BASE] = root_dir(optarg);
+			roots.dir[DIFF_NEW] = root_dir(argv[optind++]);
+			break;
 		case 'h':
 			fputs(diff_help, stdout);
+			diff_roots_fini(&roots);
 			return 0;
 		case ':':
 			error_msg_and_help("diff: option '%s' needs an argument",
@@ -555,78 +1088,168 @@ diff_main(int argc, char **argv)
 					   argv[optind - 1]);
 		}
 	}
-	if (argc - optind != 2)
-		error_msg_and_help("diff: give two profiles, BASE and NEW");
-	base = load(argv[optind]);
-	new_p = base ? load(argv[optind + 1]) : NULL;
-	if (!base || !new_p) {
-		profile_destroy(base);
-		return 2;
+	if (dd < 0 && argc - optind != 2)
+		error_msg_and_help("diff: give two profiles, BASE and NEW, or runs of each: BASE... -- NEW...");
+	if (dd >= 0 && (optind >= dd || dd + 1 >= full_argc))
+		error_msg_and_help("diff: give at least one profile on each side of '--': BASE... -- NEW...");
+	nb = dd >= 0 ? (size_t)(dd - optind) : 1;
+	nn = dd >= 0 ? (size_t)(full_argc - dd - 1) : 1;
+	files[DIFF_BASE] = argv + optind;
+	files[DIFF_NEW] = dd >= 0 ? argv + dd + 1 : argv + optind + 1;
+	base = xcalloc(nb, sizeof(*base));
+	new_p = xcalloc(nn, sizeof(*new_p));
+	for (size_t i = 0; i < nb + nn; i++) {
+		struct profile **slot = i < nb ? &base[i] : &new_p[i - nb];
+
+		*slot = load(i < nb ? files[DIFF_BASE][i]
+				    : files[DIFF_NEW][i - nb]);
+		if (!*slot) {
+			code = 2;
+			goto out_profiles;
+		}
 	}
 
-	diff_compare(base, new_p, &r);
-	print_table(&r, argv[optind], argv[optind + 1], limit, stdout);
+	if (!roots.dir[DIFF_BASE])
+		diff_roots_detect(base[0], new_p[0], &roots);
+	diff_compare_runs((const struct profile *const *)base, nb,
+			  (const struct profile *const *)new_p, nn, &roots,
+			  fail_above < 0 ? 0 : fail_above, &r);
+	spread = nb > 1 || nn > 1;
+	for (int k = 0; k < 2; k++) {
+		size_t n = k == DIFF_BASE ? nb : nn;
 
-	if (svg || collapsed) {
-		struct profile *fb = diff_by_function(base);
-		struct profile *fn = diff_by_function(new_p);
+		name[k] = n > 1 ? xasprintf("%s and %zu more", files[k][0],
+					    n - 1)
+				: xstrdup(files[k][0]);
+	}
+	print_roots(&roots, stdout);
+	print_table(&r, name[DIFF_BASE], name[DIFF_NEW], limit, stdout);
+	if (spread)
+		printf("runs: base %zu, new %zu: the change is of the mean "
+		       "share, its significance from the run-to-run spread "
+		       "(one-sided Welch's t, Holm's correction over %zu "
+		       "function%s that grew by more than %g points)\n",
+		       nb, nn, r.tested, r.tested == 1 ? "" : "s",
+		       fail_above < 0 ? 0 : fail_above);
+	md.base_name = name[DIFF_BASE];
+	md.new_name = name[DIFF_NEW];
+	md.roots = &roots;
+	md.limit = limit;
+	md.fail_above = fail_above;
+	/* No verdict: why, in one line. */
+	if (fail_above >= 0 &&
+	    ((double)r.samples[DIFF_BASE] < samples_needed(fail_above) ||
+	     (double)r.samples[DIFF_NEW] < samples_needed(fail_above)))
+		reason = xasprintf("too few samples to decide: base %llu, new %llu; a change of %g points needs %.0f a side to be significant at 99%%",
+				   (unsigned long long)r.samples[DIFF_BASE],
+				   (unsigned long long)r.samples[DIFF_NEW],
+				   fail_above < 1 ? 1 : fail_above,
+				   ceil(samples_needed(fail_above)));
+	else if (r.code_top[DIFF_BASE] >= 50 && r.code_top[DIFF_NEW] >= 50 &&
+		 r.common < 10)
+		reason = xasprintf("the profiles are of different programs: no method is on the stack in more than %.1f%% of both (with --root BASE_DIR NEW_DIR if they ran from two checkouts)",
+				   r.common);
+	md.verdict = reason ? DIFF_NO_VERDICT : DIFF_REPORT;
+	if (!reason && fail_above >= 0) {
+		md.verdict = DIFF_PASS;
+		for (size_t i = 0; i < r.nrows; i++)
+			if (diff_row_fails(&r.rows[i], fail_above))
+				md.verdict = DIFF_FAIL;
+	}
+	md.reason = reason;
+
+	if (!reason && (svg || collapsed)) {
 		struct flametree *t = flametree_create();
 		char sub[256];
 		struct svg_params sp = {
 			.title = title, .subtitle = sub, .diff = true,
 		};
+		struct tree_arg ta = { .t = t, .sp = &sp };
 
 		snprintf(sub, sizeof(sub),
 			 "base %llu samples, new %llu samples; frames by "
 			 "function",
 			 (unsigned long long)r.samples[DIFF_BASE],
 			 (unsigned long long)r.samples[DIFF_NEW]);
-		flametree_add(t, fn, FLAMETREE_NEW);
-		flametree_add(t, fb, FLAMETREE_BASE);
+		for (size_t i = 0; i < nn + nb; i++) {
+			int k = i < nn ? DIFF_NEW : DIFF_BASE;
+			struct profile *q = diff_by_function_under(
+				k == DIFF_NEW ? new_p[i] : base[i - nn],
+				roots.dir[k]);
+
+			flametree_add(t, q, k == DIFF_NEW ? FLAMETREE_NEW
+							  : FLAMETREE_BASE);
+			profile_destroy(q);
+		}
 		flametree_sort(t);
-		if (svg && write_file(svg, "SVG file", svg_fn, t, &sp) < 0)
+		if (svg && write_file(svg, "SVG file", svg_fn, &ta) < 0)
 			code = 2;
 		if (collapsed && write_file(collapsed, "collapsed file",
-					    collapsed_fn, t, NULL) < 0)
+					    collapsed_fn, &ta) < 0)
 			code = 2;
 		flametree_destroy(t);
-		profile_destroy(fb);
-		profile_destroy(fn);
+	}
+	if (markdown) {
+		struct md_arg ma = { .r = &r, .m = &md };
+
+		if (write_file(markdown, "Markdown file", markdown_fn, &ma) < 0)
+			code = 2;
 	}
 
-	if (code == 0 && fail_above >= 0) {
-		size_t bad = 0;
-
+	if (reason) {
+		fflush(stdout);
+		error_msg("diff: %s", reason);
+		code = 2;
+	} else if (code == 0 && fail_above >= 0) {
 		for (size_t i = 0; i < r.nrows; i++) {
 			const struct diff_row *w = &r.rows[i];
 
-			if (w->total_delta > fail_above && w->significant) {
-				fputs("FAIL: ", stdout);
-				utf8_put_escaped(stdout, w->name, 0);
-				printf(": total share %.1f%% -> %.1f%% "
-				       "(%+.1f points, above %g; z = %.1f, "
-				       "significant at 99%%; effective "
-				       "samples %.0f, %.0f)\n",
-				       share(w->total[DIFF_BASE], r.samples[0]),
-				       share(w->total[DIFF_NEW], r.samples[1]),
-				       w->total_delta, fail_above, w->z,
-				       w->n_eff[DIFF_BASE], w->n_eff[DIFF_NEW]);
-				bad++;
+			if (!diff_row_fails(w, fail_above))
+				continue;
+			fputs("FAIL: ", stdout);
+			utf8_put_escaped(stdout, w->name, 0);
+			if (spread) {
+				printf(": mean total share %.1f%% -> %.1f%% "
+				       "(%+.1f points, above %g; spread %.1f, "
+				       "%.1f points over %zu, %zu runs; t = "
+				       "%.1f, significant at 99%% over %zu "
+				       "functions)\n",
+				       w->mean[DIFF_BASE], w->mean[DIFF_NEW],
+				       w->total_delta, fail_above,
+				       w->sd[DIFF_BASE], w->sd[DIFF_NEW], nb,
+				       nn, w->z, r.tested);
+				continue;
 			}
+			printf(": total share %.1f%% -> %.1f%% "
+			       "(%+.1f points, above %g; z = %.1f, "
+			       "significant at 99%%; effective "
+			       "samples %.0f, %.0f)\n",
+			       share(w->total[DIFF_BASE], r.samples[0]),
+			       share(w->total[DIFF_NEW], r.samples[1]),
+			       w->total_delta, fail_above, w->z,
+			       w->n_eff[DIFF_BASE], w->n_eff[DIFF_NEW]);
 		}
-		if (bad) {
+		if (md.verdict == DIFF_FAIL)
 			code = 1;
-		} else {
+		else
 			printf("PASS: no function's total share grew by more "
 			       "than %g points significantly\n", fail_above);
-		}
 	}
 	if (fflush(stdout) != 0) {
 		perror_msg("diff: cannot write the table");
 		code = 2;
 	}
+	free(reason);
+	free(name[DIFF_BASE]);
+	free(name[DIFF_NEW]);
 	diff_result_fini(&r);
-	profile_destroy(base);
-	profile_destroy(new_p);
+out_profiles:
+	for (size_t i = 0; i < nb; i++)
+		profile_destroy(base[i]);
+	for (size_t i = 0; i < nn; i++)
+		profile_destroy(new_p[i]);
+	free(base);
+	free(new_p);
+	diff_roots_fini(&roots);
 	return code;
 }

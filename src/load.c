@@ -48,13 +48,38 @@ is_space(char c)
 	return c == ' ' || c == '\t';
 }
 
+/*
+ * Makes d, a frame of a stack read back, a C method when it is one. A C
+ * method carries the file and line of the nearest Ruby frame below it
+ * (the reader's rule), so a frame with exactly those, under another name,
+ * is one; a block or "<main>" on the line that called it is Ruby, and so
+ * is a method calling itself. last_id is that nearest Ruby frame (an id
+ * past the end when none).
+ */
+static void
+c_method(const struct profile *p, struct profile_frame_desc *d,
+	 uint32_t last_id)
+{
+	const struct profile_frame *last = profile_frame_get(p, last_id);
+
+	if (d->kind != PROFILE_FRAME_RUBY || !last || last->line != d->line ||
+	    strcmp(profile_str_get(p, last->file), d->file) ||
+	    !strcmp(profile_str_get(p, last->name), d->name) ||
+	    !strncmp(d->name, "block ", 6) || d->name[0] == '<')
+		return;
+	d->kind = PROFILE_FRAME_CFUNC;
+}
+
 /* One line (no newline, no CR): "frame;frame;... COUNT". */
 static int
 collapsed_line(struct profile *p, const char *s, size_t len, size_t lineno,
-	       uint32_t *frames, char *name, char *err, size_t errcap)
+	       uint32_t *frames, char *name, char *scratch, char *err,
+	       size_t errcap)
 {
 	size_t end = len, c, depth = 0, start;
 	uint64_t count = 0;
+	struct profile_frame_desc d;
+	uint32_t last;
 
 	while (end > 0 && is_space(s[end - 1]))
 		end--;
@@ -88,6 +113,7 @@ collapsed_line(struct profile *p, const char *s, size_t len, size_t lineno,
 		return fail(err, errcap, "line %zu: no stack before the count",
 			    lineno);
 	start = 0;
+	last = UINT32_MAX;
 	for (size_t i = 0; i <= end; i++) {
 		if (i < end && s[i] != ';')
 			continue;
@@ -97,7 +123,12 @@ collapsed_line(struct profile *p, const char *s, size_t len, size_t lineno,
 				    PROFILE_MAX_DEPTH);
 		memcpy(name, s + start, i - start);
 		name[i - start] = '\0';
-		frames[depth++] = profile_frame(p, name);
+		profile_frame_parse(name, &d, scratch);
+		c_method(p, &d, last);
+		frames[depth] = profile_frame_make(p, &d);
+		if (d.kind == PROFILE_FRAME_RUBY)
+			last = frames[depth];
+		depth++;
 		start = i + 1;
 	}
 	if (profile_total(p) > UINT64_MAX / 2 - count)
@@ -112,11 +143,11 @@ load_collapsed(struct profile *p, const char *buf, size_t len, char *err,
 	       size_t errcap)
 {
 	uint32_t *frames = xmalloc(PROFILE_MAX_DEPTH * sizeof(*frames));
-	char *name = NULL;
+	char *name = NULL, *scratch = NULL;
 	size_t pos = 0, lineno = 0, maxline = 0;
 	int ret = LOAD_COLLAPSED;
 
-	/* One frame buffer as long as the longest line. */
+	/* Frame buffers as long as the longest line. */
 	for (size_t i = 0, st = 0; i <= len; i++) {
 		if (i == len || buf[i] == '\n') {
 			if (i - st > maxline)
@@ -125,6 +156,7 @@ load_collapsed(struct profile *p, const char *buf, size_t len, char *err,
 		}
 	}
 	name = xmalloc(maxline + 1);
+	scratch = xmalloc(maxline + 2);
 	while (pos < len) {
 		const char *nl = memchr(buf + pos, '\n', len - pos);
 		size_t l = nl ? (size_t)(nl - (buf + pos)) : len - pos;
@@ -133,13 +165,14 @@ load_collapsed(struct profile *p, const char *buf, size_t len, char *err,
 		lineno++;
 		if (tl > 0 && buf[pos + tl - 1] == '\r')
 			tl--;	/* CRLF */
-		if (collapsed_line(p, buf + pos, tl, lineno, frames, name, err,
-				   errcap) < 0) {
+		if (collapsed_line(p, buf + pos, tl, lineno, frames, name,
+				   scratch, err, errcap) < 0) {
 			ret = -1;
 			break;
 		}
 		pos += l + 1;
 	}
+	free(scratch);
 	free(name);
 	free(frames);
 	return ret;

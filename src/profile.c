@@ -162,6 +162,61 @@ profile_frame_make(struct profile *p, const struct profile_frame_desc *d)
 	return frame_intern(p, &f);
 }
 
+/* The " (" that opens the parenthesis text ends with, balanced, so a
+ * label may hold parentheses ("block (2 levels) in <main>"): its offset,
+ * or 0 when text has no such tail or no label before it. */
+static size_t
+tail_paren(const char *text, size_t len)
+{
+	int depth = 0;
+
+	if (len < 4 || text[len - 1] != ')')
+		return 0;
+	for (size_t i = len; i-- > 1;) {
+		if (text[i] == ')')
+			depth++;
+		else if (text[i] == '(' && --depth == 0)
+			return text[i - 1] == ' ' && i > 1 ? i - 1 : 0;
+	}
+	return 0;
+}
+
+void
+profile_frame_parse(const char *text, struct profile_frame_desc *d,
+		    char *scratch)
+{
+	size_t len = strlen(text), sp = tail_paren(text, len);
+	const char *in = text + sp + 2;
+	size_t inlen = sp ? len - sp - 3 : 0, digits = 0;
+
+	*d = (struct profile_frame_desc){
+		.kind = PROFILE_FRAME_NAME, .name = text, .text = text,
+	};
+	if (!sp || inlen == 0)
+		return;
+	while (digits < inlen && in[inlen - 1 - digits] >= '0' &&
+	       in[inlen - 1 - digits] <= '9')
+		digits++;
+	if (digits > 0 && digits < 10 && inlen > digits + 1 &&
+	    in[inlen - 1 - digits] == ':') {
+		d->kind = PROFILE_FRAME_RUBY;
+		d->line = atoi(in + inlen - digits);
+		inlen -= digits + 1;
+	} else if (inlen > 3 && !memcmp(in + inlen - 3, ".rb", 3)) {
+		d->kind = PROFILE_FRAME_RUBY;	/* a method, by its file */
+	} else if (!memchr(in, ' ', inlen) && !memchr(in, ':', inlen)) {
+		d->kind = PROFILE_FRAME_NATIVE;	/* "symbol (libfoo.so)" */
+	} else {
+		return;
+	}
+	memcpy(scratch, text, sp);
+	scratch[sp] = '\0';
+	memcpy(scratch + sp + 1, in, inlen);
+	scratch[sp + 1 + inlen] = '\0';
+	d->name = scratch;
+	d->file = scratch + sp + 1;
+}
+
 const struct profile_frame *
 profile_frame_get(const struct profile *p, uint32_t id)
 {

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "rbflame/profile.h"
 
@@ -34,13 +35,46 @@ struct diff_row {
 	double z;		/* two-proportion z of the total share,
 				 * from the effective sample sizes */
 	bool significant;	/* |z| > DIFF_Z99 */
+	bool code;		/* a Ruby or C method (it has a file) */
+	/* Several runs a side (diff_compare_runs): */
+	double sum[2], sumsq[2];	/* of its total share per run */
+	double mean[2], sd[2];	/* its total share's mean and spread */
+	double df;		/* Welch's degrees of freedom */
+	double p;		/* one-sided p of Welch's t (in z) */
 };
 
 struct diff_result {
 	struct diff_row *rows;	/* largest |total_delta| first */
 	size_t nrows;
 	uint64_t samples[2];
+	double code_top[2];	/* the largest total share of a method */
+	double common;		/* the largest share a method has in both:
+				 * the smaller of its two total shares */
+	size_t runs[2];		/* profiles a side */
+	size_t tested;		/* several runs: functions tested (Holm) */
 };
+
+/*
+ * Where each side's own source tree is, so that two checkouts of one
+ * program compare: a file under a root is named relative to it; a file
+ * elsewhere (a library, a gem) by its whole path.
+ */
+struct diff_roots {
+	char *dir[2];		/* base's and new's root, or NULL */
+	bool detected;		/* found by diff_roots_detect() */
+	size_t votes;		/* file pairs that agreed on them */
+};
+
+/**
+ * Finds the roots of two checkouts: among the files each profile's Ruby
+ * frames name that the other does not, the pair of directory prefixes
+ * that most pairs of files differ by alone ("/a/base" and "/a/new" for
+ * "/a/base/lib/x.rb" and "/a/new/lib/x.rb"). None found: both NULL,
+ * detected false. diff_roots_fini frees.
+ */
+void diff_roots_detect(const struct profile *base,
+		       const struct profile *new_p, struct diff_roots *r);
+void diff_roots_fini(struct diff_roots *r);
 
 /**
  * A copy of p with every frame replaced by its function (line dropped):
@@ -49,10 +83,33 @@ struct diff_result {
  * destroys it.
  */
 struct profile *diff_by_function(const struct profile *p);
+/** The same with files under root (NULL: none) named relative to it. */
+struct profile *diff_by_function_under(const struct profile *p,
+				       const char *root);
 
 /** Compares base and new (any profiles) into r; diff_result_fini frees. */
 void diff_compare(const struct profile *base, const struct profile *new_p,
 		  struct diff_result *r);
+/**
+ * Several profiles a side (runs of the same benchmark): counts summed
+ * for the table; with more than one run on a side, total_delta is the
+ * change of the mean total share, z Welch's t from the run-to-run spread
+ * (never below one run's sampling error), and significant means a
+ * growth significant at 1% (one-sided) after Holm's correction over the
+ * functions whose mean share grew by more than pct points.
+ */
+void diff_compare_runs(const struct profile *const *base, size_t nbase,
+		       const struct profile *const *new_p, size_t nnew,
+		       const struct diff_roots *roots, double pct,
+		       struct diff_result *r);
+/** Two-sided tail of Student's t with df degrees of freedom (infinite:
+ * the normal's). */
+double diff_t_sf2(double t, double df);
+/** The same with each side's files under its root (roots may be NULL)
+ * named relative to it. */
+void diff_compare_under(const struct profile *base,
+			const struct profile *new_p,
+			const struct diff_roots *roots, struct diff_result *r);
 void diff_result_fini(struct diff_result *r);
 
 /**
@@ -66,6 +123,36 @@ double diff_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
  * which clustered samples make smaller than the counts.
  */
 double diff_z_eff(double p1, double n1, double p2, double n2);
+
+/** Whether w fails --fail-above pct (negative: no threshold): its total
+ * share grew by more than pct points, significantly at 99%. */
+bool diff_row_fails(const struct diff_row *w, double pct);
+
+enum diff_verdict {
+	DIFF_REPORT,		/* no --fail-above */
+	DIFF_PASS,
+	DIFF_FAIL,
+	DIFF_NO_VERDICT,	/* the profiles cannot be compared */
+};
+
+/* What the Markdown summary says beside the rows. */
+struct diff_markdown {
+	enum diff_verdict verdict;
+	const char *reason;	/* DIFF_NO_VERDICT: why, one line */
+	const char *base_name, *new_name;	/* the files */
+	const struct diff_roots *roots;		/* or NULL */
+	double fail_above;	/* negative: none */
+	size_t limit;		/* rows */
+};
+
+/**
+ * Writes r for a CI job's summary: a heading with the verdict, the
+ * files, roots and threshold, then the first m->limit rows as a
+ * Markdown table (failing rows marked **FAIL**, significant changes
+ * with *). Names are escaped for Markdown and HTML. -1 on a write error.
+ */
+int diff_write_markdown(const struct diff_result *r,
+			const struct diff_markdown *m, FILE *f);
 
 /**
  * Runs "rbflame diff"; argv[0] is "diff". Returns 0 (no frame grew too

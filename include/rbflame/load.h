@@ -38,7 +38,10 @@ int profile_load_buffer(struct profile *p, const void *buf, size_t len,
 int profile_load_file(struct profile *p, const char *path, char *err,
 		      size_t errcap);
 
-/** The collapsed parser alone (what profile_load_buffer calls). */
+/** The collapsed parser alone (what profile_load_buffer calls): frames
+ * are read back into label, file and line (profile_frame_parse), a frame
+ * with the file and line of the Ruby frame below it, under another name,
+ * as a C method. */
 int load_collapsed(struct profile *p, const char *buf, size_t len, char *err,
 		   size_t errcap);
 /** The raw reader alone. */

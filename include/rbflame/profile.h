@@ -202,6 +202,16 @@ uint32_t profile_frame(struct profile *p, const char *name);
 /** Interns a frame; equal descriptions give equal ids. */
 uint32_t profile_frame_make(struct profile *p,
 			    const struct profile_frame_desc *d);
+/**
+ * Reads text, one frame of collapsed stacks, into d as what wrote it
+ * (profile_frame_make, the native namer): "LABEL (FILE:LINE)" a Ruby
+ * frame, "LABEL (FILE.rb)" one without its line, "SYMBOL (MODULE)" a
+ * native frame, anything else a bare name (PROFILE_FRAME_NAME). d->text
+ * is text, so the frame written again is the same; d->name and d->file
+ * point into scratch, which must hold strlen(text) + 2 bytes.
+ */
+void profile_frame_parse(const char *text, struct profile_frame_desc *d,
+			 char *scratch);
 /** A frame by id. */
 const struct profile_frame *profile_frame_get(const struct profile *p,
 					      uint32_t id);

@@ -51,6 +51,31 @@ cmp "$T/direct.collapsed" "$T/again.txt" ||
 	fail "collapsed -> report -> collapsed changed the stacks"
 say "collapsed -> report -> collapsed: identical"
 
+# callgrind from collapsed text: "self FN N" and "call FN -> CFN N".
+cg_costs() {
+	awk '/^fn=/ { fn = substr($0, 4); incall = 0; next }
+	     /^cfn=/ { cfn = substr($0, 5); next }
+	     /^calls=/ { incall = 1; next }
+	     /^[0-9]+ [0-9]+$/ {
+		if (incall) { call[fn " -> " cfn] += $2; incall = 0 }
+		else self[fn] += $2 }
+	     END { for (k in self) print "self " k " " self[k]
+		   for (k in call) print "call " k " " call[k] }' "$1" |
+		LC_ALL=C sort
+}
+run_rbflame cgtxt 60 report -i "$T/direct.collapsed" -f callgrind \
+	-o "$T/fromtxt.callgrind"
+expect_rc 0 "rbflame report -i FILE.collapsed -f callgrind"
+cg_costs "$T/direct.callgrind" >"$T/cg.want"
+cg_costs "$T/fromtxt.callgrind" >"$T/cg.got"
+diff -u "$T/cg.want" "$T/cg.got" >&2 ||
+	fail "callgrind from collapsed differs from the recording's in costs"
+[ "$(grep -c '^fl=$' "$T/fromtxt.callgrind")" = \
+  "$(grep -c '^fl=$' "$T/direct.callgrind")" ] ||
+	fail "callgrind from collapsed has more functions without a file"
+say "collapsed -> callgrind: the recording's" \
+	"$(wc -l <"$T/cg.want") function and call costs"
+
 # Errors: a damaged recording names itself and exits 1.
 head -c 100 "$T/p.rbflame" >"$T/cut.rbflame"
 run_rbflame cut 10 report -i "$T/cut.rbflame" -o "$T/x.txt"

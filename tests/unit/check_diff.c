@@ -4,12 +4,16 @@
  * rbflame diff's comparison: frames reduced to functions (lines dropped,
  * structured or read back from collapsed text), total and self shares
  * per function with recursion counted once, the two-proportion z test
- * against known values, and the order of the rows.
+ * against known values, the order of the rows, two checkouts' roots,
+ * detected or given, that make their files compare, the Markdown
+ * summary, Student's t against its tables, and several runs a side
+ * judged by their spread.
  */
 #include "config.h"
 
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -163,6 +167,217 @@ START_TEST(test_clustered)
 }
 END_TEST
 
+/* A profile of one program run from checkout dir: main -> Shop#tax 60,
+ * main -> Lib#f (a library, the same path on both sides) 40. */
+static struct profile *
+checkout_profile(const char *dir, const char *util)
+{
+	struct profile *p = profile_create();
+	char main_rb[64], shop_rb[64], util_rb[64];
+	struct profile_frame_desc d = { .kind = PROFILE_FRAME_RUBY };
+	uint32_t f[3];
+
+	snprintf(main_rb, sizeof(main_rb), "%s/bench/main.rb", dir);
+	snprintf(shop_rb, sizeof(shop_rb), "%s/lib/shop.rb", dir);
+	snprintf(util_rb, sizeof(util_rb), "%s/%s/util.rb", dir, util);
+	d.name = "<main>", d.file = main_rb, d.line = 3;
+	f[0] = profile_frame_make(p, &d);
+	d.name = "Shop#tax", d.file = shop_rb, d.line = 7;
+	f[1] = profile_frame_make(p, &d);
+	profile_add_count(p, f, 2, 60);
+	d.name = "Lib#f", d.file = "/usr/lib/ruby/lib.rb", d.line = 1;
+	f[1] = profile_frame_make(p, &d);
+	d.name = "Util#g", d.file = util_rb, d.line = 2;
+	f[2] = profile_frame_make(p, &d);
+	profile_add_count(p, f, 3, 40);
+	return p;
+}
+
+START_TEST(test_roots)
+{
+	/* util.rb lies under a/ in one, b/ in the other: one vote for
+	 * (/w/base/a, /w/new/b) against two for (/w/base, /w/new). */
+	struct profile *base = checkout_profile("/w/base", "a");
+	struct profile *np = checkout_profile("/w/new", "b");
+	struct diff_roots roots;
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_roots_detect(base, np, &roots);
+	ck_assert(roots.detected);
+	ck_assert_str_eq(roots.dir[DIFF_BASE], "/w/base");
+	ck_assert_str_eq(roots.dir[DIFF_NEW], "/w/new");
+	ck_assert_uint_eq(roots.votes, 2);
+	diff_compare_under(base, np, &roots, &r);
+	w = row(&r, "Shop#tax (lib/shop.rb)");
+	ck_assert_ptr_nonnull(w);
+	ck_assert_uint_eq(w->total[DIFF_BASE], 60);
+	ck_assert_uint_eq(w->total[DIFF_NEW], 60);
+	ck_assert(fabs(w->total_delta) < 1e-9);
+	ck_assert(w->code);
+	w = row(&r, "<main> (bench/main.rb)");
+	ck_assert_ptr_nonnull(w);
+	ck_assert(fabs(w->total_delta) < 1e-9);
+	/* A library outside the roots: by its whole path. */
+	ck_assert_ptr_nonnull(row(&r, "Lib#f (/usr/lib/ruby/lib.rb)"));
+	ck_assert_ptr_nonnull(row(&r, "Util#g (a/util.rb)"));
+	ck_assert_ptr_nonnull(row(&r, "Util#g (b/util.rb)"));
+	ck_assert(fabs(r.common - 100) < 1e-9);
+	diff_result_fini(&r);
+	/* Without roots nothing of the checkouts matches. */
+	diff_compare(base, np, &r);
+	w = row(&r, "Shop#tax (/w/new/lib/shop.rb)");
+	ck_assert_ptr_nonnull(w);
+	ck_assert(fabs(w->total_delta - 60) < 1e-9);
+	ck_assert(fabs(r.common - 40) < 1e-9);	/* Lib#f alone */
+	diff_result_fini(&r);
+	diff_roots_fini(&roots);
+	/* One checkout twice: no file differs, no roots. */
+	diff_roots_detect(base, base, &roots);
+	ck_assert(!roots.detected);
+	ck_assert_ptr_null(roots.dir[DIFF_BASE]);
+	diff_roots_fini(&roots);
+	profile_destroy(base);
+	profile_destroy(np);
+}
+END_TEST
+
+/* The Markdown summary: verdict, escaped names, failing rows marked. */
+START_TEST(test_markdown)
+{
+	struct profile *base = profile_create(), *np = profile_create();
+	struct diff_result r;
+	struct diff_markdown m = {
+		.verdict = DIFF_FAIL, .base_name = "b_1.txt",
+		.new_name = "n.txt", .fail_above = 5, .limit = 2,
+	};
+	uint32_t f[2];
+	char *out = NULL;
+	size_t len;
+	FILE *mf;
+
+	f[0] = profile_frame(base, "main");
+	f[1] = profile_frame(base, "a|b <x>");
+	profile_add_count(base, f, 2, 50);
+	f[1] = profile_frame(base, "c");
+	profile_add_count(base, f, 2, 50);
+	f[0] = profile_frame(np, "main");
+	f[1] = profile_frame(np, "a|b <x>");
+	profile_add_count(np, f, 2, 80);
+	f[1] = profile_frame(np, "c");
+	profile_add_count(np, f, 2, 20);
+	diff_compare(base, np, &r);
+	ck_assert(diff_row_fails(&r.rows[0], 5));
+	ck_assert(!diff_row_fails(&r.rows[0], 40));
+	ck_assert(!diff_row_fails(&r.rows[1], 5));	/* shrank */
+	mf = open_memstream(&out, &len);
+	ck_assert_int_eq(diff_write_markdown(&r, &m, mf), 0);
+	fclose(mf);
+	ck_assert_str_eq(out,
+		"### rbflame diff: FAIL\n"
+		"\n"
+		"- base b\\_1.txt: 100 samples; new n.txt: 100 samples\n"
+		"- fails when a function's total share grows by more than 5 "
+		"points, significantly at 99%\n"
+		"\n"
+		"| function | total base | total new | change | self base "
+		"| self new | change |\n"
+		"|:--|--:|--:|--:|--:|--:|--:|\n"
+		"| **FAIL** a\\|b &lt;x&gt; | 50.0% | 80.0% | +30.0\\* "
+		"| 50.0% | 80.0% | +30.0 |\n"
+		"| c | 50.0% | 20.0% | -30.0\\* | 50.0% | 20.0% | -30.0 |\n"
+		"\n"
+		"1 more function changed less.\n"
+		"\n"
+		"\\* significant at 99% (two-proportion z test)\n");
+	free(out);
+	diff_result_fini(&r);
+	profile_destroy(base);
+	profile_destroy(np);
+}
+END_TEST
+
+START_TEST(test_t_dist)
+{
+	/* Two-sided tails of Student's t from tables: t(4) 2.776 is 5%,
+	 * 4.604 1%; t(10) 3.169 1%; t(1) 1 is 50%; infinite df: normal. */
+	ck_assert(fabs(diff_t_sf2(2.776, 4) - 0.05) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(4.604, 4) - 0.01) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(-4.604, 4) - 0.01) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(3.169, 10) - 0.01) < 1e-4);
+	ck_assert(fabs(diff_t_sf2(1, 1) - 0.5) < 1e-9);
+	ck_assert(fabs(diff_t_sf2(DIFF_Z99, INFINITY) - 0.01) < 1e-6);
+	ck_assert(fabs(diff_t_sf2(0, 3) - 1) < 1e-9);
+}
+END_TEST
+
+/* One run: main;a A, main;b 1000 - A. */
+static struct profile *
+run_ab(uint64_t a)
+{
+	struct profile *p = profile_create();
+	uint32_t f[2];
+
+	f[0] = profile_frame(p, "main");
+	f[1] = profile_frame(p, "a");
+	profile_add_count(p, f, 2, a);
+	f[1] = profile_frame(p, "b");
+	profile_add_count(p, f, 2, 1000 - a);
+	return p;
+}
+
+START_TEST(test_runs)
+{
+	/* a: 30.0, 31.0, 29.0% of the base's runs. */
+	struct profile *b[3] = { run_ab(300), run_ab(310), run_ab(290) };
+	/* The same, again; a grown to 45%; a at 47% in one run only. */
+	struct profile *same[3] = { run_ab(305), run_ab(295), run_ab(300) };
+	struct profile *grew[3] = { run_ab(450), run_ab(440), run_ab(460) };
+	struct profile *odd[3] = { run_ab(300), run_ab(470), run_ab(300) };
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)same, 3, NULL, 5, &r);
+	ck_assert_uint_eq(r.runs[DIFF_BASE], 3);
+	ck_assert_uint_eq(r.samples[DIFF_BASE], 3000);
+	w = row(&r, "a");
+	ck_assert(fabs(w->mean[DIFF_BASE] - 30) < 1e-9);
+	ck_assert(fabs(w->sd[DIFF_BASE] - 1) < 1e-9);
+	ck_assert(fabs(w->total_delta) < 1e-9);
+	ck_assert(!w->significant);
+	ck_assert_uint_eq(r.tested, 0);
+	diff_result_fini(&r);
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)grew, 3, NULL, 5, &r);
+	w = row(&r, "a");
+	ck_assert(fabs(w->total_delta - 15) < 1e-9);
+	ck_assert(w->significant);
+	ck_assert(diff_row_fails(w, 5));
+	ck_assert(!diff_row_fails(row(&r, "b"), 5));	/* it shrank */
+	ck_assert(!row(&r, "b")->significant);	/* only growth is tested */
+	ck_assert_uint_eq(r.tested, 1);
+	diff_result_fini(&r);
+
+	/* +5.7 points on average, from one run: the spread says noise. */
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)odd, 3, NULL, 5, &r);
+	w = row(&r, "a");
+	ck_assert(w->total_delta > 5);
+	ck_assert(w->sd[DIFF_NEW] > 9);
+	ck_assert(!w->significant);
+	ck_assert(!diff_row_fails(w, 5));
+	diff_result_fini(&r);
+	for (int i = 0; i < 3; i++) {
+		profile_destroy(b[i]);
+		profile_destroy(same[i]);
+		profile_destroy(grew[i]);
+		profile_destroy(odd[i]);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -175,6 +390,10 @@ main(void)
 	tcase_add_test(tc, test_by_function);
 	tcase_add_test(tc, test_compare);
 	tcase_add_test(tc, test_clustered);
+	tcase_add_test(tc, test_roots);
+	tcase_add_test(tc, test_markdown);
+	tcase_add_test(tc, test_t_dist);
+	tcase_add_test(tc, test_runs);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -2,8 +2,9 @@
 // Copyright (c) 2026 The rbflame authors
 /*
  * Loading profiles: collapsed text (CRLF, blank lines, spaces in frames,
- * errors with their line), the sniffer's refusals, and hostile input that
- * must end in an error, never a crash.
+ * errors with their line, frames read back into label, file and line),
+ * the sniffer's refusals, and hostile input that must end in an error,
+ * never a crash.
  */
 #include "config.h"
 
@@ -42,6 +43,65 @@ START_TEST(test_collapsed)
 	ck_assert_uint_eq(profile_total(p), 21);
 	ck_assert_int_eq(p->frames[0].kind, PROFILE_FRAME_NAME);
 	profile_destroy(p);
+}
+END_TEST
+
+/* The frame texts rbflame writes read back into their parts. */
+START_TEST(test_collapsed_frames)
+{
+	static const struct {
+		const char *text;
+		enum profile_kind kind;
+		const char *name, *file;
+		int line;
+	} want[] = {
+		{ "Shop#tax (/src/app/shop.rb:12)", PROFILE_FRAME_RUBY,
+		  "Shop#tax", "/src/app/shop.rb", 12 },
+		{ "block (2 levels) in <main> (/a (b)/x.rb:7)",
+		  PROFILE_FRAME_RUBY, "block (2 levels) in <main>",
+		  "/a (b)/x.rb", 7 },
+		{ "Integer#times (/x.rb:0)", PROFILE_FRAME_RUBY,
+		  "Integer#times", "/x.rb", 0 },
+		{ "Shop#tax (/src/app/shop.rb)", PROFILE_FRAME_RUBY,
+		  "Shop#tax", "/src/app/shop.rb", 0 },
+		{ "rb_ary_push (libruby.so.3.3)", PROFILE_FRAME_NATIVE,
+		  "rb_ary_push", "libruby.so.3.3", 0 },
+		{ "0x1a2b (libx.so)", PROFILE_FRAME_NATIVE, "0x1a2b",
+		  "libx.so", 0 },
+		{ "(garbage collection)", PROFILE_FRAME_NAME,
+		  "(garbage collection)", NULL, 0 },
+		{ "thread 12 \"main (x)\"", PROFILE_FRAME_NAME,
+		  "thread 12 \"main (x)\"", NULL, 0 },
+		{ "x (two words)", PROFILE_FRAME_NAME, "x (two words)", NULL,
+		  0 },
+		{ "f (x.rb:99999999999)", PROFILE_FRAME_NAME,
+		  "f (x.rb:99999999999)", NULL, 0 },
+		{ " (x.rb:1)", PROFILE_FRAME_NAME, " (x.rb:1)", NULL, 0 },
+		{ "main", PROFILE_FRAME_NAME, "main", NULL, 0 },
+	};
+
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct profile *p;
+		char err[256], line[512];
+		const struct profile_frame *f;
+		int n = snprintf(line, sizeof(line), "%s 1\n", want[i].text);
+
+		ck_assert_int_eq(load(&p, line, (size_t)n, err),
+				 LOAD_COLLAPSED);
+		ck_assert_uint_eq(p->nframes, 1);
+		f = profile_frame_get(p, 0);
+		ck_assert_msg(f->kind == want[i].kind, "%s: kind %d",
+			      want[i].text, f->kind);
+		ck_assert_str_eq(profile_frame_name(p, 0), want[i].text);
+		ck_assert_str_eq(profile_str_get(p, f->name), want[i].name);
+		if (want[i].file)
+			ck_assert_str_eq(profile_str_get(p, f->file),
+					 want[i].file);
+		else
+			ck_assert_uint_eq(f->file, PROFILE_NO_STR);
+		ck_assert_int_eq(f->line, want[i].line);
+		profile_destroy(p);
+	}
 }
 END_TEST
 
@@ -126,6 +186,7 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, test_collapsed);
+	tcase_add_test(tc, test_collapsed_frames);
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_deep);
 	tcase_add_test(tc, test_empty_input);
