@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -292,11 +293,18 @@ tracer_main(void *arg)
 	struct target t;
 	struct sampler s;
 	struct tree tree;
+	regex_t thread_re;
 	bool sampler_ok = false;
 
+	/* Checked by the option parser: it compiles. */
+	if (o->thread_regex &&
+	    regcomp(&thread_re, o->thread_regex, REG_EXTENDED | REG_NOSUB)) {
+		c->attach_errno = EINVAL;
+		return NULL;
+	}
 	if (target_init(&t, &c->wait_mask, &stop_flag) < 0) {
 		c->attach_errno = errno;
-		return NULL;
+		goto out_re;
 	}
 	t.cputime = o->cpu;
 	t.follow_forks = o->subprocesses;
@@ -307,10 +315,10 @@ tracer_main(void *arg)
 			c->exited = t.exited;
 			c->exit_status = t.exit_status;
 			target_fini(&t);
-			return NULL;
+			goto out_re;
 		}
 	} else if (attach_all(c, &t) < 0) {
-		return NULL;
+		goto out_re;
 	}
 	c->pid = t.pid;
 	tree_init(&tree);
@@ -332,6 +340,8 @@ tracer_main(void *arg)
 				.native = o->native,
 				.native_all = o->native_all,
 				.force_version = o->force_version,
+				.thread_re = o->thread_regex ? &thread_re
+							     : NULL,
 			 }, now_ns()) == 0) {
 		sampler_ok = true;
 		sample_loop(c, &t, &s, &tree);
@@ -339,6 +349,12 @@ tracer_main(void *arg)
 		error_msg("cannot read process %d: %s", (int)t.pid,
 			  strerror(errno));
 	}
+	if (debug_enabled)
+		for (struct target_thread *th = target_thread_next(&t, NULL);
+		     th; th = target_thread_next(&t, th))
+			debug_msg("thread %d of process %d: %llu interrupts",
+				  (int)th->tid, (int)th->pid,
+				  (unsigned long long)th->interrupts);
 	/* Leave every thread running; our exit detaches them. */
 	target_release(&t);
 	c->exited = t.exited;
@@ -349,6 +365,9 @@ tracer_main(void *arg)
 		sampler_fini(&s);
 	tree_fini(&tree);
 	target_fini(&t);
+out_re:
+	if (o->thread_regex)
+		regfree(&thread_re);
 	return NULL;
 }
 
@@ -612,7 +631,12 @@ run_profile(const struct options *o)
 	tfile_root_destroy(c.sources);
 	/* After a fatal error with nothing collected, its line says it all. */
 	if (!c.fatal_msg[0] || c.prof->stats.samples) {
-		if (c.prof->stats.samples == 0)
+		if (c.prof->stats.samples == 0 && o->thread_regex &&
+		    c.prof->stats.threads_left_out)
+			notice_msg("no thread matched --thread '%s' during the run (%llu stacks of other threads left out): give a thread's name (Thread#name, or its comm) or its tid",
+				   o->thread_regex,
+				   (unsigned long long)c.prof->stats.threads_left_out);
+		else if (c.prof->stats.samples == 0)
 			notice_msg("no samples were collected (the target exited or was idle before the first tick)");
 		summary(&c);
 	}

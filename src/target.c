@@ -580,6 +580,7 @@ target_interrupt(struct target *t, struct target_thread *th)
 	th->state = TS_STOPPING;
 	th->unwanted = false;
 	th->stopped_at_ns = now_ns();
+	th->interrupts++;
 	return 0;
 }
 

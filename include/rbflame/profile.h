@@ -156,6 +156,8 @@ struct profile_stats {
 	uint64_t torn;		/* ... that found the stacks changed */
 	uint64_t gvl_transit;	/* ticks whose GVL found no owner while
 				 * threads waited for it */
+	uint64_t threads_left_out; /* --thread: stacks of threads that did
+				 * not match, not taken */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

@@ -11,6 +11,7 @@
 #ifndef RBFLAME_SAMPLER_H
 #define RBFLAME_SAMPLER_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,6 +52,8 @@ struct sampler_options {
 	bool native_all;	/* --native: keep the VM's frames */
 	const char *force_version; /* read Ruby with this version's layout
 				 * (not copied: must outlive the sampler) */
+	const regex_t *thread_re; /* --thread: only threads whose name or
+				 * tid matches; NULL: all (not copied) */
 };
 
 /* What the target turned out to be. */

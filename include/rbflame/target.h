@@ -52,6 +52,8 @@ struct target_thread {
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
 	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
 	uint64_t stopped_at_ns;
+	uint64_t interrupts;	/* PTRACE_INTERRUPTs sent to it (--debug
+				 * prints them at the end) */
 	struct user_regs_struct regs; /* in a stop target_wait_stopped()
 				 * returned: its registers, syscall fixed */
 	void *priv;		/* the sampler's per-thread state */

@@ -191,6 +191,10 @@ stop_waiters(struct sampler *s, struct gvl_hold *h)
 
 		if (st->state != RUBY_STATE_WAITING_GVL || held(h, st->tid))
 			continue;
+		/* --thread: one left out is not stopped; if it takes the
+		 * GVL, the second read sees it moved. */
+		if (!sample_thread_wanted(s, st->tid, st->name))
+			continue;
 		th = sample_own_thread(s, st->tid);
 		if (!th || th->state != TS_RUNNING || in_nonrestartable(th) ||
 		    target_interrupt(s->t, th) < 0)
