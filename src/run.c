@@ -189,6 +189,17 @@ progress_line(struct run_ctx *c, uint64_t elapsed_ns, bool final)
 	fflush(stderr);
 }
 
+/* A round's length: from its first PTRACE_INTERRUPT to its last sample
+ * (--debug prints the mean and the longest). */
+static void
+note_round(struct profile *p, uint64_t ns)
+{
+	p->stats.rounds++;
+	p->stats.round_ns_total += ns;
+	if (ns > p->stats.round_ns_max)
+		p->stats.round_ns_max = ns;
+}
+
 static void
 sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 	    struct tree *tree)
@@ -221,10 +232,12 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 			if (t->follow_forks && !t->launched)
 				tree_rescan(tree, t, now);
 			children_sync(&kids, t, s);
+			now = now_ns();
 			tick_all(t, s, &kids);
 		} else {
 			sampler_tick(s);
 		}
+		note_round(c->prof, now_ns() - now);
 		c->prof->stats.late_ticks += schedule_advance(&sched, now_ns());
 		target_take_signals(t);
 	}
@@ -412,6 +425,10 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->rereads,
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
+	if (debug_enabled && st->rounds)
+		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
+			st->round_ns_total / 1e3 / st->rounds,
+			st->round_ns_max / 1e3);
 	if (st->woven || st->weave_errors)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,

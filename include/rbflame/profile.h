@@ -158,6 +158,10 @@ struct profile_stats {
 				 * threads waited for it */
 	uint64_t threads_left_out; /* --thread: stacks of threads that did
 				 * not match, not taken */
+	uint64_t round_ns_total; /* how long the ticks' rounds (every
+				 * process once) took, for --debug */
+	uint64_t round_ns_max;
+	uint64_t rounds;
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };
