@@ -584,6 +584,15 @@ target_interrupt(struct target *t, struct target_thread *th)
 	return 0;
 }
 
+void
+target_cancel_interrupt(struct target *t, struct target_thread *th)
+{
+	if (th->state == TS_STOPPED)
+		target_resume(t, th);
+	else if (th->state == TS_STOPPING)
+		th->unwanted = true;
+}
+
 /* th is in the stop we asked for: its registers cached and, when our
  * interrupt cut a non-restartable syscall short, the syscall made to
  * restart, so that every waiter resumes it safely. */

@@ -170,6 +170,12 @@ int target_wait_stopped(struct target *t, struct target_thread *th,
 			uint64_t timeout_ns);
 /** Resumes a thread we stopped. */
 int target_resume(struct target *t, struct target_thread *th);
+/**
+ * Gives up an interrupt sent to th that nobody will wait for: resumed if
+ * it has stopped already, else its stop resumes it when it arrives (any
+ * syscall the stop cut short made to restart, as always).
+ */
+void target_cancel_interrupt(struct target *t, struct target_thread *th);
 
 /**
  * Handles pending ptrace events, sleeping up to timeout_ns for the first

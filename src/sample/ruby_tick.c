@@ -49,6 +49,9 @@ sample_ruby_tick(struct sampler *s)
 	bool frozen;
 	int n;
 
+	/* A holder interrupted with the other processes' stopped since. */
+	if (s->prestop)
+		t0 = s->prestop->stopped_at_ns;
 	if (s->opt.nonblocking)
 		mem_flush(s->mem);
 	else

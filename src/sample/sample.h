@@ -135,6 +135,9 @@ struct gvl_hold {
 
 /** Stops the GVL holder (see struct gvl_hold); h->frozen: it worked. */
 void sample_gvl_hold(struct sampler *s, struct gvl_hold *h);
+/** The GVL holder sent PTRACE_INTERRUPT, not waited for (see
+ * sampler_tick_begin()); NULL if none was. */
+struct target_thread *sample_gvl_prestop(struct sampler *s);
 /** Resumes what sample_gvl_hold() stopped. */
 void sample_gvl_release(struct sampler *s, struct gvl_hold *h);
 /** Reads every Ruby stack into s->stacks: the count, or -1. */
