@@ -52,6 +52,9 @@ const char options_help_head[] =
 "      --nonblocking      read Ruby stacks without ever stopping the\n"
 "                         target; a read that changed under us is dropped\n"
 "                         (the summary gives the torn rate)\n"
+"      --thread REGEX     only the threads whose name or tid matches REGEX\n"
+"                         (POSIX extended); no other is stopped, unless it\n"
+"                         holds Ruby's GVL\n"
 "\n"
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout; '-'\n"
@@ -111,6 +114,7 @@ enum {
 	/* Forking servers and reading without stops (issue #9). */
 	OPT_SUBPROCESSES,
 	OPT_NONBLOCKING,
+	OPT_THREAD,
 };
 
 static const struct option long_options[] = {
@@ -130,6 +134,7 @@ static const struct option long_options[] = {
 	/* Forking servers and reading without stops (issue #9). */
 	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
 	{ "nonblocking", no_argument, NULL, OPT_NONBLOCKING },
+	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -354,6 +359,33 @@ options_outputs_resolve(struct options_outputs *os, char *err,
 }
 /* ---- end of outputs ---------------------------------------------------- */
 
+/* --thread REGEX: a pattern regcomp() takes, said now rather than after
+ * the attach. */
+static int
+options_thread_check(const char *arg, char *err, size_t errlen)
+{
+	regex_t re;
+	int rc;
+
+	if (!*arg) {
+		options_fail(err, errlen,
+			     "empty --thread pattern: give a thread name or tid, or a regex of them");
+		return -1;
+	}
+	rc = regcomp(&re, arg, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char msg[128];
+
+		regerror(rc, &re, msg, sizeof(msg));
+		options_fail(err, errlen,
+			     "invalid --thread pattern '%s': %s (a POSIX extended regex)",
+			     arg, msg);
+		return -1;
+	}
+	regfree(&re);
+	return 0;
+}
+
 enum options_result
 options_parse(int argc, char **argv, const struct options_formats *formats,
 	      struct options *o, char *err, size_t errlen)
@@ -451,6 +483,11 @@ options_parse(int argc, char **argv, const struct options_formats *formats,
 			break;
 		case OPT_NONBLOCKING:
 			o->nonblocking = true;
+			break;
+		case OPT_THREAD:
+			if (options_thread_check(optarg, err, errlen) < 0)
+				return OPTIONS_ERROR;
+			o->thread_regex = optarg;
 			break;
 		case 'q':
 			o->quiet = true;

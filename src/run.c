@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,22 +153,41 @@ children_fini(struct children *k)
 	free(k->v);
 }
 
-/* One round: every process once; the first one still there counts the
- * round as the run's tick. */
+/*
+ * One round: every process once; the first one still there counts the
+ * round as the run's tick. Every Ruby process's GVL holder is sent its
+ * interrupt first, then each process is waited for, read and resumed in
+ * turn: the stops' latencies overlap instead of adding up, one ptrace
+ * floor per round rather than one per process (bench/procs measures
+ * it). A process whose tick does not come (a stop requested meanwhile)
+ * has its interrupt given up, never left stopped.
+ */
 static void
 tick_all(struct target *t, struct sampler *s, struct children *k)
 {
 	struct target_process *p = target_process_find(t, s->pid);
 	bool counted = p && !p->exited;
 
+	sampler_tick_begin(s);
+	for (size_t i = 0; i < k->n; i++)
+		if (k->v[i].s)
+			sampler_tick_begin(k->v[i].s);
 	s->count_ticks = true;
 	sampler_tick(s);
-	for (size_t i = 0; i < k->n && !*t->stop_flag; i++) {
-		if (!k->v[i].s)
+	for (size_t i = 0; i < k->n; i++) {
+		struct sampler *ks = k->v[i].s;
+
+		if (!ks)
 			continue;
-		k->v[i].s->count_ticks = !counted;
+		if (*t->stop_flag) {
+			if (ks->prestop)
+				target_cancel_interrupt(t, ks->prestop);
+			ks->prestop = NULL;
+			continue;
+		}
+		ks->count_ticks = !counted;
 		counted = true;
-		sampler_tick(k->v[i].s);
+		sampler_tick(ks);
 	}
 }
 
@@ -186,6 +206,17 @@ progress_line(struct run_ctx *c, uint64_t elapsed_ns, bool final)
 		secs > 0 ? st->ticks / secs : 0.0,
 		(unsigned long long)st->failed);
 	fflush(stderr);
+}
+
+/* A round's length: from its first PTRACE_INTERRUPT to its last sample
+ * (--debug prints the mean and the longest). */
+static void
+note_round(struct profile *p, uint64_t ns)
+{
+	p->stats.rounds++;
+	p->stats.round_ns_total += ns;
+	if (ns > p->stats.round_ns_max)
+		p->stats.round_ns_max = ns;
 }
 
 static void
@@ -220,10 +251,12 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 			if (t->follow_forks && !t->launched)
 				tree_rescan(tree, t, now);
 			children_sync(&kids, t, s);
+			now = now_ns();
 			tick_all(t, s, &kids);
 		} else {
 			sampler_tick(s);
 		}
+		note_round(c->prof, now_ns() - now);
 		c->prof->stats.late_ticks += schedule_advance(&sched, now_ns());
 		target_take_signals(t);
 	}
@@ -292,11 +325,18 @@ tracer_main(void *arg)
 	struct target t;
 	struct sampler s;
 	struct tree tree;
+	regex_t thread_re;
 	bool sampler_ok = false;
 
+	/* Checked by the option parser: it compiles. */
+	if (o->thread_regex &&
+	    regcomp(&thread_re, o->thread_regex, REG_EXTENDED | REG_NOSUB)) {
+		c->attach_errno = EINVAL;
+		return NULL;
+	}
 	if (target_init(&t, &c->wait_mask, &stop_flag) < 0) {
 		c->attach_errno = errno;
-		return NULL;
+		goto out_re;
 	}
 	t.cputime = o->cpu;
 	t.follow_forks = o->subprocesses;
@@ -307,10 +347,10 @@ tracer_main(void *arg)
 			c->exited = t.exited;
 			c->exit_status = t.exit_status;
 			target_fini(&t);
-			return NULL;
+			goto out_re;
 		}
 	} else if (attach_all(c, &t) < 0) {
-		return NULL;
+		goto out_re;
 	}
 	c->pid = t.pid;
 	tree_init(&tree);
@@ -332,6 +372,8 @@ tracer_main(void *arg)
 				.native = o->native,
 				.native_all = o->native_all,
 				.force_version = o->force_version,
+				.thread_re = o->thread_regex ? &thread_re
+							     : NULL,
 			 }, now_ns()) == 0) {
 		sampler_ok = true;
 		sample_loop(c, &t, &s, &tree);
@@ -339,6 +381,12 @@ tracer_main(void *arg)
 		error_msg("cannot read process %d: %s", (int)t.pid,
 			  strerror(errno));
 	}
+	if (debug_enabled)
+		for (struct target_thread *th = target_thread_next(&t, NULL);
+		     th; th = target_thread_next(&t, th))
+			debug_msg("thread %d of process %d: %llu interrupts",
+				  (int)th->tid, (int)th->pid,
+				  (unsigned long long)th->interrupts);
 	/* Leave every thread running; our exit detaches them. */
 	target_release(&t);
 	c->exited = t.exited;
@@ -349,6 +397,9 @@ tracer_main(void *arg)
 		sampler_fini(&s);
 	tree_fini(&tree);
 	target_fini(&t);
+out_re:
+	if (o->thread_regex)
+		regfree(&thread_re);
 	return NULL;
 }
 
@@ -393,6 +444,10 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->rereads,
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
+	if (debug_enabled && st->rounds)
+		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
+			st->round_ns_total / 1e3 / st->rounds,
+			st->round_ns_max / 1e3);
 	if (st->woven || st->weave_errors)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,
@@ -612,7 +667,12 @@ run_profile(const struct options *o)
 	tfile_root_destroy(c.sources);
 	/* After a fatal error with nothing collected, its line says it all. */
 	if (!c.fatal_msg[0] || c.prof->stats.samples) {
-		if (c.prof->stats.samples == 0)
+		if (c.prof->stats.samples == 0 && o->thread_regex &&
+		    c.prof->stats.threads_left_out)
+			notice_msg("no thread matched --thread '%s' during the run (%llu stacks of other threads left out): give a thread's name (Thread#name, or its comm) or its tid",
+				   o->thread_regex,
+				   (unsigned long long)c.prof->stats.threads_left_out);
+		else if (c.prof->stats.samples == 0)
 			notice_msg("no samples were collected (the target exited or was idle before the first tick)");
 		summary(&c);
 	}

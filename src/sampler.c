@@ -243,8 +243,26 @@ probe_ruby(struct sampler *s)
 	}
 }
 
+/* Whether this round's tick of s stops a Ruby GVL holder. */
+static bool
+tick_stops_holder(struct sampler *s)
+{
+	struct target_process *p = target_process_find(s->t, s->pid);
+
+	return p && !p->exited && !p->vforked && !p->exec_seen &&
+	       !s->fatal && s->mode == SAMPLER_RUBY && !s->opt.nonblocking;
+}
+
 void
-sampler_tick(struct sampler *s)
+sampler_tick_begin(struct sampler *s)
+{
+	s->prestop = NULL;
+	if (tick_stops_holder(s))
+		s->prestop = sample_gvl_prestop(s);
+}
+
+static void
+tick(struct sampler *s)
 {
 	struct target *t = s->t;
 	struct target_process *p = target_process_find(t, s->pid);
@@ -277,3 +295,14 @@ sampler_tick(struct sampler *s)
 		sample_ruby_tick(s);
 }
 
+void
+sampler_tick(struct sampler *s)
+{
+	tick(s);
+	/* A stop begun that the tick did not take (the process exited or
+	 * exec'd meanwhile, a stop requested): let the thread run. */
+	if (s->prestop) {
+		target_cancel_interrupt(s->t, s->prestop);
+		s->prestop = NULL;
+	}
+}

@@ -580,7 +580,17 @@ target_interrupt(struct target *t, struct target_thread *th)
 	th->state = TS_STOPPING;
 	th->unwanted = false;
 	th->stopped_at_ns = now_ns();
+	th->interrupts++;
 	return 0;
+}
+
+void
+target_cancel_interrupt(struct target *t, struct target_thread *th)
+{
+	if (th->state == TS_STOPPED)
+		target_resume(t, th);
+	else if (th->state == TS_STOPPING)
+		th->unwanted = true;
 }
 
 /* th is in the stop we asked for: its registers cached and, when our

@@ -127,6 +127,8 @@ struct options {
 	/* Forking servers and reading without stops (issue #9). */
 	bool subprocesses;	/* --subprocesses: follow forks */
 	bool nonblocking;	/* --nonblocking: never stop a Ruby target */
+	const char *thread_regex; /* --thread: only the threads whose name or
+				 * tid matches (checked by regcomp) */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

@@ -156,6 +156,12 @@ struct profile_stats {
 	uint64_t torn;		/* ... that found the stacks changed */
 	uint64_t gvl_transit;	/* ticks whose GVL found no owner while
 				 * threads waited for it */
+	uint64_t threads_left_out; /* --thread: stacks of threads that did
+				 * not match, not taken */
+	uint64_t round_ns_total; /* how long the ticks' rounds (every
+				 * process once) took, for --debug */
+	uint64_t round_ns_max;
+	uint64_t rounds;
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

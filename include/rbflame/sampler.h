@@ -11,6 +11,7 @@
 #ifndef RBFLAME_SAMPLER_H
 #define RBFLAME_SAMPLER_H
 
+#include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -51,6 +52,8 @@ struct sampler_options {
 	bool native_all;	/* --native: keep the VM's frames */
 	const char *force_version; /* read Ruby with this version's layout
 				 * (not copied: must outlive the sampler) */
+	const regex_t *thread_re; /* --thread: only threads whose name or
+				 * tid matches; NULL: all (not copied) */
 };
 
 /* What the target turned out to be. */
@@ -87,6 +90,9 @@ struct sampler {
 	int nstacks;		/* how many the last read filled */
 	struct sampler_native *nat; /* --native: its state, NULL until first
 				 * used */
+	struct target_thread *prestop; /* the GVL holder interrupted by
+				 * sampler_tick_begin(), for the tick to
+				 * wait for; NULL: none */
 	int fatal;		/* errno of an error that ends the run, 0 if none */
 	char fatal_msg[768];	/* its one-line message */
 };
@@ -106,6 +112,15 @@ int sampler_init(struct sampler *s, struct target *t, struct profile *prof,
  */
 int sampler_init_child(struct sampler *s, const struct sampler *parent,
 		       pid_t pid);
+/**
+ * The first step of a tick that several processes take together: sends
+ * PTRACE_INTERRUPT to the GVL holder of s's Ruby process (not one asleep
+ * in a call an interrupt would make fail), so that every process's stop
+ * is under way before any is waited for and the stops' latencies
+ * overlap. sampler_tick() must follow in the same round: it waits for
+ * that stop (or gives it up) before anything else.
+ */
+void sampler_tick_begin(struct sampler *s);
 /** Samples every thread of the process once. */
 void sampler_tick(struct sampler *s);
 void sampler_fini(struct sampler *s);

@@ -52,6 +52,8 @@ struct target_thread {
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
 	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
 	uint64_t stopped_at_ns;
+	uint64_t interrupts;	/* PTRACE_INTERRUPTs sent to it (--debug
+				 * prints them at the end) */
 	struct user_regs_struct regs; /* in a stop target_wait_stopped()
 				 * returned: its registers, syscall fixed */
 	void *priv;		/* the sampler's per-thread state */
@@ -168,6 +170,12 @@ int target_wait_stopped(struct target *t, struct target_thread *th,
 			uint64_t timeout_ns);
 /** Resumes a thread we stopped. */
 int target_resume(struct target *t, struct target_thread *th);
+/**
+ * Gives up an interrupt sent to th that nobody will wait for: resumed if
+ * it has stopped already, else its stop resumes it when it arrives (any
+ * syscall the stop cut short made to restart, as always).
+ */
+void target_cancel_interrupt(struct target *t, struct target_thread *th);
 
 /**
  * Handles pending ptrace events, sleeping up to timeout_ns for the first

@@ -175,6 +175,10 @@ sample_native_tick(struct sampler *s)
 			break;
 		if (th->state != TS_RUNNING)
 			continue;
+		if (!sample_native_wanted(s, th)) {
+			s->prof->stats.threads_left_out++;
+			continue;
+		}
 		/* cpu mode: sample_thread skips a thread asleep in the
 		 * kernel; one whose CPU time stands still is off a CPU too. */
 		if (s->opt.cpu && !sample_on_cpu(s, th, true))

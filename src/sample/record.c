@@ -10,6 +10,7 @@
  */
 #include "config.h"
 
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,6 +97,43 @@ sample_priv(struct target_thread *th)
 	if (!th->priv)
 		th->priv = xcalloc(1, sizeof(struct thread_priv));
 	return th->priv;
+}
+
+/* --thread: the name (Thread#name, "main", a comm) or the tid in
+ * decimal matches. */
+bool
+sample_thread_wanted(const struct sampler *s, pid_t tid, const char *name)
+{
+	char num[24];
+
+	if (!s->opt.thread_re)
+		return true;
+	if (name && name[0] &&
+	    regexec(s->opt.thread_re, name, 0, NULL, 0) == 0)
+		return true;
+	snprintf(num, sizeof(num), "%d", (int)tid);
+	return regexec(s->opt.thread_re, num, 0, NULL, 0) == 0;
+}
+
+/* --thread in a native process: the comm is read when first seen and
+ * every NAME_REFRESH_TICKS ticks after (a thread may rename itself). */
+bool
+sample_native_wanted(struct sampler *s, struct target_thread *th)
+{
+	struct thread_priv *tp;
+	char comm[64];
+
+	if (!s->opt.thread_re)
+		return true;
+	tp = sample_priv(th);
+	if (tp->want_known && s->tick - tp->want_tick < NAME_REFRESH_TICKS)
+		return tp->want;
+	if (proc_thread_comm(s->pid, th->tid, comm, sizeof(comm)) < 0)
+		comm[0] = '\0';
+	tp->want = sample_thread_wanted(s, th->tid, comm);
+	tp->want_known = true;
+	tp->want_tick = s->tick;
+	return tp->want;
 }
 
 /* A thread of this sampler's process, by tid (a forked child's VM lists

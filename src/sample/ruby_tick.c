@@ -49,6 +49,9 @@ sample_ruby_tick(struct sampler *s)
 	bool frozen;
 	int n;
 
+	/* A holder interrupted with the other processes' stopped since. */
+	if (s->prestop)
+		t0 = s->prestop->stopped_at_ns;
 	if (s->opt.nonblocking)
 		mem_flush(s->mem);
 	else
@@ -82,11 +85,14 @@ sample_ruby_tick(struct sampler *s)
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		if (s->stacks[i].nframes < 0)
+		const struct ruby_stack *st = &s->stacks[i];
+
+		if (!sample_thread_wanted(s, st->tid, st->name))
+			s->prof->stats.threads_left_out++;
+		else if (st->nframes < 0)
 			s->prof->stats.failed++;
-		else if (s->stacks[i].nframes > 0 &&
-			 !sample_stray_stack(s, &s->stacks[i]))
-			record_ruby(s, &s->stacks[i]);
+		else if (st->nframes > 0 && !sample_stray_stack(s, st))
+			record_ruby(s, st);
 	}
 	sample_stacks_grow(s, n);
 }

@@ -46,6 +46,9 @@ struct thread_priv {
 	uint64_t probe_hash;
 	uint64_t ips[SAMPLER_MAX_FRAMES];
 	int nips;
+	/* --thread, native process: whether its comm or tid matches */
+	bool want, want_known;
+	uint64_t want_tick;
 	/* cpu mode: the thread's CPU time and when it last moved */
 	bool cpu_known;
 	uint64_t cpu_ns, cpu_moved_ns;
@@ -73,6 +76,12 @@ uint32_t *ip_cache_slot(struct ip_cache *c, uint64_t key, bool *found);
 
 /** th's per-thread state, made on first use (freed when th goes). */
 struct thread_priv *sample_priv(struct target_thread *th);
+/** --thread: whether the thread tid named name (may be "") is sampled. */
+bool sample_thread_wanted(const struct sampler *s, pid_t tid,
+			  const char *name);
+/** --thread: whether th, a thread of a native process, is sampled (its
+ * comm re-read now and then). */
+bool sample_native_wanted(struct sampler *s, struct target_thread *th);
 /** A thread of s's process by tid, NULL if none. */
 struct target_thread *sample_own_thread(struct sampler *s, pid_t tid);
 /** Whether a Ruby stack belongs to no thread of s's process. */
@@ -126,6 +135,9 @@ struct gvl_hold {
 
 /** Stops the GVL holder (see struct gvl_hold); h->frozen: it worked. */
 void sample_gvl_hold(struct sampler *s, struct gvl_hold *h);
+/** The GVL holder sent PTRACE_INTERRUPT, not waited for (see
+ * sampler_tick_begin()); NULL if none was. */
+struct target_thread *sample_gvl_prestop(struct sampler *s);
 /** Resumes what sample_gvl_hold() stopped. */
 void sample_gvl_release(struct sampler *s, struct gvl_hold *h);
 /** Reads every Ruby stack into s->stacks: the count, or -1. */

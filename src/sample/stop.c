@@ -191,6 +191,10 @@ stop_waiters(struct sampler *s, struct gvl_hold *h)
 
 		if (st->state != RUBY_STATE_WAITING_GVL || held(h, st->tid))
 			continue;
+		/* --thread: one left out is not stopped; if it takes the
+		 * GVL, the second read sees it moved. */
+		if (!sample_thread_wanted(s, st->tid, st->name))
+			continue;
 		th = sample_own_thread(s, st->tid);
 		if (!th || th->state != TS_RUNNING || in_nonrestartable(th) ||
 		    target_interrupt(s->t, th) < 0)
@@ -220,6 +224,16 @@ stop_waiters(struct sampler *s, struct gvl_hold *h)
 void
 sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 {
+	if (s->prestop) {
+		/* Interrupted by sampler_tick_begin() with the other
+		 * processes' holders: held like a holder of an earlier
+		 * attempt (kept, or let go if it let the GVL go). */
+		struct target_thread *th = s->prestop;
+
+		s->prestop = NULL;
+		if (target_wait_stopped(s->t, th, STOP_TIMEOUT_NS) == 0)
+			h->v[h->n++] = th;
+	}
 	for (int attempt = 0; attempt <= GVL_RETRIES; attempt++) {
 		struct target_thread *th;
 		pid_t holder = 0;
@@ -258,6 +272,27 @@ sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 			return;
 		h->v[h->n++] = th;
 	}
+}
+
+/*
+ * The GVL holder as one read finds it, sent PTRACE_INTERRUPT and not
+ * waited for (sampler_tick_begin()), or NULL: none, unreadable, not ours,
+ * or asleep in a call an interrupt would make fail.
+ */
+struct target_thread *
+sample_gvl_prestop(struct sampler *s)
+{
+	struct target_thread *th;
+	pid_t holder = 0;
+
+	mem_flush(s->mem);
+	if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
+		return NULL;
+	th = sample_own_thread(s, holder);
+	if (!th || th->state != TS_RUNNING || in_nonrestartable(th) ||
+	    target_interrupt(s->t, th) < 0)
+		return NULL;
+	return th;
 }
 
 /* Resumes what sample_gvl_hold() stopped. */

@@ -289,6 +289,9 @@ sample_woven_tick(struct sampler *s)
 		nat->stopping[i] = NULL;
 		if (st->nframes <= 0 || !st->tid || sample_stray_stack(s, st))
 			continue;
+		/* --thread: one left out is never stopped for its stack. */
+		if (!sample_thread_wanted(s, st->tid, st->name))
+			continue;
 		if (held && st->tid == held->tid) {
 			int k = unwind_stack(s->unwinder, st->tid,
 					     &held->regs, ips,
@@ -328,6 +331,11 @@ sample_woven_tick(struct sampler *s)
 		return;
 	}
 	for (int i = 0; i < n; i++) {
+		if (!sample_thread_wanted(s, s->stacks[i].tid,
+					  s->stacks[i].name)) {
+			s->prof->stats.threads_left_out++;
+			continue;
+		}
 		if (s->stacks[i].nframes > 0 &&
 		    sample_stray_stack(s, &s->stacks[i]))
 			continue;

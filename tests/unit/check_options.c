@@ -197,6 +197,24 @@ START_TEST(test_native)
 }
 END_TEST
 
+/* --thread REGEX: kept as given once it compiles; a bad one is an error
+ * naming the option. */
+START_TEST(test_thread_filter)
+{
+	ck_assert_int_eq(PARSE("-p", "1"), OPTIONS_OK);
+	ck_assert_ptr_null(o.thread_regex);
+	ck_assert_int_eq(PARSE("-p", "1", "--thread", "^(puma|42$)"),
+			 OPTIONS_OK);
+	ck_assert_str_eq(o.thread_regex, "^(puma|42$)");
+	ck_assert_int_eq(PARSE("-p", "1", "--thread", "a[b"), OPTIONS_ERROR);
+	ck_assert(strstr(err, "invalid --thread pattern 'a[b'") != NULL);
+	ck_assert_int_eq(PARSE("-p", "1", "--thread", ""), OPTIONS_ERROR);
+	ck_assert(strstr(err, "empty --thread pattern") != NULL);
+	ck_assert_int_eq(PARSE("-p", "1", "--thread"), OPTIONS_ERROR);
+	ck_assert(help_has(run_help, "--thread REGEX"));
+}
+END_TEST
+
 /* Views: --title, --icicle, --limit, --match. */
 START_TEST(test_views)
 {
@@ -456,6 +474,7 @@ main(void)
 	tcase_add_test(tc, test_errors);
 	tcase_add_test(tc, test_native);
 	tcase_add_test(tc, test_views);
+	tcase_add_test(tc, test_thread_filter);
 	tcase_add_test(tc, test_help_version);
 	tcase_add_test(tc, test_help_formats);
 	tcase_add_test(tc, test_outputs);
