@@ -256,6 +256,7 @@ record_meta(struct profile *p, const struct options *o, pid_t pid)
 		p->meta.command = xstrdup(cmd);
 	}
 	p->meta.mode = xstrdup(o->cpu ? "cpu" : "wall");
+	p->meta.weighted = true;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	p->meta.start_unix_ns = (uint64_t)ts.tv_sec * 1000000000ull +
 				(uint64_t)ts.tv_nsec;
@@ -332,6 +333,7 @@ tracer_main(void *arg)
 				.native = o->native,
 				.native_all = o->native_all,
 				.force_version = o->force_version,
+				.period_ns = (uint64_t)(1e9 / o->rate + 0.5),
 			 }, now_ns()) == 0) {
 		sampler_ok = true;
 		sample_loop(c, &t, &s, &tree);
@@ -341,6 +343,10 @@ tracer_main(void *arg)
 	}
 	/* Leave every thread running; our exit detaches them. */
 	target_release(&t);
+	/* A launched command followed to its exit: the recording holds the
+	 * whole of its work, which rbflame diff compares in seconds. */
+	c->prof->meta.complete = o->command && t.exited && !stop_flag &&
+				 !(sampler_ok && s.fatal);
 	c->exited = t.exited;
 	c->exit_status = t.exit_status;
 	if (sampler_ok && s.fatal)
@@ -397,6 +403,10 @@ summary(const struct run_ctx *c)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,
 			(unsigned long long)st->weave_errors);
+	if (st->samples)
+		fprintf(stderr, "; samples weigh %.3f s of %s time",
+			profile_weight_total(c->prof) / 1e9,
+			c->o->cpu ? "CPU" : "thread");
 	fputc('\n', stderr);
 }
 
