@@ -646,12 +646,9 @@ mean_sd(double sum, double sumsq, size_t n, double *mean, double *sd)
  * sampled).
  */
 static void
-time_test(struct diff_result *r, const size_t nruns[2], double pct)
+time_test(struct diff_result *r, const size_t nruns[2])
 {
-	struct diff_row **cand = xmalloc((r->nrows ? r->nrows : 1) *
-					 sizeof(*cand));
 	double base_total, se2 = 0, dfd = 0;
-	size_t nc = 0;
 
 	for (int k = 0; k < 2; k++)
 		mean_sd(r->tot_sum[k], r->tot_sumsq[k], nruns[k],
@@ -702,9 +699,25 @@ time_test(struct diff_result *r, const size_t nruns[2], double pct)
 				: 0;
 		w->p = wse2 > 0 && w->z > 0 ? diff_t_sf2(w->z, w->df) / 2 : 1;
 		w->significant = false;
-		if (w->total_delta > pct && wse2 > 0)
-			cand[nc++] = w;
 	}
+}
+
+/*
+ * Time mode's verdict: Holm's correction at 1% over the functions a FAIL
+ * line could name, those that grew by more than pct% of the base's
+ * total and that no callee explains (explain()): the callers that grew
+ * through them are never named, so they are not tested either.
+ */
+static void
+time_holm(struct diff_result *r, double pct)
+{
+	struct diff_row **cand = xmalloc((r->nrows ? r->nrows : 1) *
+					 sizeof(*cand));
+	size_t nc = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].total_delta > pct && !r->rows[i].explained)
+			cand[nc++] = &r->rows[i];
 	qsort(cand, nc, sizeof(*cand), cmp_p);
 	for (size_t i = 0; i < nc; i++) {
 		if (cand[i]->p > 0.01 / (double)(nc - i))
@@ -902,8 +915,9 @@ diff_compare_runs(const struct profile *const *base, size_t nbase,
 		}
 	}
 	if (r->time) {
-		time_test(r, nruns, pct);
+		time_test(r, nruns);
 		explain(r, nruns, pct);
+		time_holm(r, pct);
 	} else if (nbase > 1 || nnew > 1)
 		spread_test(r, nruns, pct);
 	if (r->nrows)
