@@ -691,8 +691,10 @@ time_test(struct diff_result *r, const size_t nruns[2])
 				wdfd += v[k] * v[k] / (double)(nruns[k] - 1);
 		}
 		sd = base_total > 0 ? 100 / base_total : 0;
-		w->total_delta = (w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE]) * sd;
-		w->self_delta = (w->smean[DIFF_NEW] - w->smean[DIFF_BASE]) * sd;
+		w->total_delta =
+			(w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE]) * sd;
+		w->self_delta =
+			(w->smean[DIFF_NEW] - w->smean[DIFF_BASE]) * sd;
 		w->df = wdfd > 0 ? wse2 * wse2 / wdfd : INFINITY;
 		w->z = wse2 > 0 ? (w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE]) /
 					  sqrt(wse2)
@@ -947,7 +949,8 @@ print_time_table(const struct diff_result *r, size_t n, FILE *f)
 	for (size_t i = 0; i < n; i++) {
 		const struct diff_row *w = &r->rows[i];
 
-		fprintf(f, "  %7.3f  %7.3f  %+6.1f%%%c  %7.3f  %7.3f  %+6.1f%%   ",
+		fprintf(f, "  %7.3f  %7.3f  %+6.1f%%%c  %7.3f  %7.3f  "
+			"%+6.1f%%   ",
 			w->tmean[DIFF_BASE], w->tmean[DIFF_NEW],
 			w->total_delta, w->significant ? '*' : ' ',
 			w->smean[DIFF_BASE], w->smean[DIFF_NEW],

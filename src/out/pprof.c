@@ -6,8 +6,8 @@
  * time in nanoseconds (the time the samples stand for, their recorded
  * weights; count x period in a profile without them); one location per
  * frame, with its line and its function (one per call-graph function,
- * so a method at three lines is one function); native frames also carry their module
- * as a mapping (path, build id) and their address. Samples of the same
+ * so a method at three lines is one function); native frames also
+ * carry their module as a mapping (path, build id) and their address. Samples of the same
  * stack, thread and state are one pprof sample, labelled pid, thread_id,
  * thread_name and state. Encoded by protobuf-c from src/out/profile.proto.
  */
