@@ -636,6 +636,33 @@ mean_sd(double sum, double sumsq, size_t n, double *mean, double *sd)
 }
 
 /*
+ * How much more a function grew than the rest of the run, seconds: a
+ * loaded machine makes all code slower alike (the runs' CPU time moved
+ * by 5-15% on a shared 2-CPU host), and a person does not blame a method
+ * for that. The rest of the run (the total less the function) grew by a
+ * ratio; the function's growth beyond the same ratio of its own time is
+ * its own. A rest that got faster discounts nothing (a faster Shop#tax
+ * does not make Shop#ship slower). A uniform slowdown is the total's,
+ * which --fail-total-above gates, and so is the growth of a function
+ * that is the whole run.
+ */
+static double
+excess(const struct diff_result *r, const struct diff_row *w)
+{
+	double fb = w->tmean[DIFF_BASE];
+	double df = w->tmean[DIFF_NEW] - fb;
+	double rest_b = r->tot_mean[DIFF_BASE] - fb;
+	double rest_d = r->tot_mean[DIFF_NEW] - r->tot_mean[DIFF_BASE] - df;
+	double ratio;
+
+	/* The whole run (<main>): its growth is the total's. */
+	if (rest_b <= 0.01 * r->tot_mean[DIFF_BASE])
+		return 0;
+	ratio = rest_d / rest_b;
+	return ratio > 0 ? df - fb * ratio : df;
+}
+
+/*
  * Time mode: each function's time per run, its mean and spread; the
  * change in percent of the base's mean total time; Welch's t on the
  * means, one-sided (did it get slower?), each side's variance at least
@@ -701,8 +728,11 @@ time_test(struct diff_result *r, const size_t nruns[2])
 				: 0;
 		w->p = wse2 > 0 && w->z > 0 ? diff_t_sf2(w->z, w->df) / 2 : 1;
 		w->significant = false;
+		w->excess = excess(r, w) * sd;
+		w->time = true;
 	}
 }
+
 
 /*
  * Time mode's verdict: Holm's correction at 1% over the functions a FAIL
@@ -718,7 +748,8 @@ time_holm(struct diff_result *r, double pct)
 	size_t nc = 0;
 
 	for (size_t i = 0; i < r->nrows; i++)
-		if (r->rows[i].total_delta > pct && !r->rows[i].explained)
+		if (r->rows[i].total_delta > pct &&
+		    r->rows[i].excess > pct && !r->rows[i].explained)
 			cand[nc++] = &r->rows[i];
 	qsort(cand, nc, sizeof(*cand), cmp_p);
 	for (size_t i = 0; i < nc; i++) {
@@ -1168,7 +1199,8 @@ bool
 diff_row_fails(const struct diff_row *w, double fail_above)
 {
 	return fail_above >= 0 && w->total_delta > fail_above &&
-	       w->significant && !w->explained;
+	       w->significant && !w->explained &&
+	       (!w->time || w->excess > fail_above);
 }
 
 bool

@@ -52,6 +52,10 @@ struct diff_row {
 				 * or the growth is below it), or NULL */
 	double explained_by_pct;	/* that call's growth */
 	size_t explained_row;	/* its row, before the rows are sorted */
+	double excess;		/* time mode: its growth beyond the rest of
+				 * the run's (a slower machine), in % of
+				 * the base's total */
+	bool time;		/* compared by time */
 };
 
 struct diff_result {

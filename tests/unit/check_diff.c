@@ -419,7 +419,8 @@ timed_run(unsigned a_ms, unsigned b_ms, bool complete)
  * faster passes (b did the same work, though its share grew from 50% to
  * 83%, which shares fail); a 2x slower fails, named alone (main, its
  * caller, grew only through it), by +50% of the base's total; the total
- * gate fails above 50%; an attach among the runs falls back to shares.
+ * gate fails above 50%; an attach among the runs falls back to shares;
+ * everything slower alike fails only the total.
  */
 START_TEST(test_time)
 {
@@ -432,6 +433,9 @@ START_TEST(test_time)
 	struct profile *slow[3] = { timed_run(2000, 1000, true),
 				    timed_run(2030, 990, true),
 				    timed_run(1990, 1010, true) };
+	struct profile *uniform[3] = { timed_run(1150, 1150, true),
+				       timed_run(1170, 1140, true),
+				       timed_run(1130, 1160, true) };
 	struct profile *attach[3] = { timed_run(200, 1000, false),
 				      timed_run(210, 1010, true),
 				      timed_run(190, 990, true) };
@@ -480,11 +484,27 @@ START_TEST(test_time)
 	ck_assert(diff_total_fails(&r, 5));
 	ck_assert(!diff_total_fails(&r, 60));
 	diff_result_fini(&r);
+
+	/* Everything 15% slower, a loaded machine's doing: a and b grew by
+	 * 7.5% of the total each, as much as the rest of the run: neither
+	 * fails; the total does. */
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)uniform, 3, NULL, 5,
+			  &r);
+	w = row(&r, "a (/x.rb)");
+	ck_assert(w->total_delta > 7);
+	ck_assert(fabs(w->excess) < 1);
+	for (size_t i = 0; i < r.nrows; i++)
+		ck_assert_msg(!diff_row_fails(&r.rows[i], 5), "%s fails",
+			      r.rows[i].name);
+	ck_assert(diff_total_fails(&r, 5));
+	diff_result_fini(&r);
 	for (int i = 0; i < 3; i++) {
 		profile_destroy(b[i]);
 		profile_destroy(fast[i]);
 		profile_destroy(slow[i]);
 		profile_destroy(attach[i]);
+		profile_destroy(uniform[i]);
 	}
 }
 END_TEST
