@@ -385,6 +385,10 @@ summary(const struct run_ctx *c)
 		(unsigned long long)st->failed,
 		profile_stop_quantile(c->prof, 0.5) / 1e3,
 		profile_stop_quantile(c->prof, 0.99) / 1e3);
+	/* Before the optional parts: tests match ones that end the line. */
+	fprintf(stderr, "; samples weigh %.3f s of %s time",
+		profile_weight_total(c->prof) / 1e9,
+		c->o->cpu ? "CPU" : "thread");
 	if (c->prof->meta.ruby_version)
 		summary_states(st);
 	if (c->o->subprocesses || c->o->npids > 1)
@@ -403,10 +407,6 @@ summary(const struct run_ctx *c)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,
 			(unsigned long long)st->weave_errors);
-	if (st->samples)
-		fprintf(stderr, "; samples weigh %.3f s of %s time",
-			profile_weight_total(c->prof) / 1e9,
-			c->o->cpu ? "CPU" : "thread");
 	fputc('\n', stderr);
 }
 
