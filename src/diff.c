@@ -91,8 +91,9 @@ static const char diff_help[] =
 "  -h, --help             show this help and exit\n"
 "\n"
 "Exit status: 0 when no function grew beyond --fail-above (or without\n"
-"it), 1 when one did, 2 on an error or when the profiles cannot be\n"
-"compared (of different programs, or too few samples to decide).\n";
+"it), 1 when one did or the total grew beyond --fail-total-above, 2 on\n"
+"an error or when the profiles cannot be compared (of different\n"
+"programs, or too few samples to decide).\n";
 
 double
 diff_z_eff(double p1, double n1, double p2, double n2)
