@@ -230,10 +230,12 @@ count_stack(struct builder *b, const struct profile *p, size_t s)
 	struct callgraph *g = b->g;
 	const struct profile_stack *st = &p->stacks[s];
 	uint64_t stamp = s + 1, c = st->count;
+	uint64_t w = profile_stack_weight(p, st);
 
 	if (!c || !st->depth)
 		return;
 	g->samples += c;
+	g->weight_ns += w;
 	for (uint32_t d = 0; d < st->depth; d++) {
 		const struct profile_frame *fr = &p->frames[st->frames[d]];
 		uint32_t f = g->frame_func[st->frames[d]];
@@ -242,9 +244,12 @@ count_stack(struct builder *b, const struct profile *p, size_t s)
 		if (b->func_stamp[f] != stamp) {
 			b->func_stamp[f] = stamp;
 			g->funcs[f].total += c;
+			g->funcs[f].total_ns += w;
 		}
-		if (leaf)
+		if (leaf) {
 			g->funcs[f].self += c;
+			g->funcs[f].self_ns += w;
+		}
 		if (fr->line > 0) {
 			uint32_t l = line_index(b, f, fr->line);
 
@@ -262,6 +267,7 @@ count_stack(struct builder *b, const struct profile *p, size_t s)
 			if (b->edge_stamp[e] != stamp) {
 				b->edge_stamp[e] = stamp;
 				g->edges[e].count += c;
+				g->edges[e].weight_ns += w;
 			}
 		}
 	}

@@ -18,7 +18,10 @@
  * threshold) exit 2 with the reason. Several runs a side (BASE... --
  * NEW...) are judged by their run-to-run spread (Welch's t on the mean
  * shares, Holm's correction); --markdown writes the verdict and table
- * for a CI summary.
+ * for a CI summary. Recordings of commands run to their end (a fixed
+ * workload) compare each function's time rather than its share
+ * (time_test), so a faster function does not make the others fail;
+ * --fail-total-above gates on the total.
  */
 #include "config.h"
 
@@ -56,10 +59,20 @@ static const char diff_help[] =
 "mean share and its significance comes from the run-to-run spread\n"
 "(one-sided Welch's t, Holm's correction over the functions that grew\n"
 "by more than --fail-above; '*' marks significant growth).\n"
+"When every profile is a recording of a command run to its end (launch\n"
+"mode, the command exited), each function's time is compared instead:\n"
+"its seconds (on CPU with --mode cpu), the change in % of the base's\n"
+"total time; a caller that grew only through one callee is not named.\n"
+"The output says which is compared.\n"
 "\n"
 "Options:\n"
 "      --fail-above PCT   exit 1 when a function's total share grew by\n"
-"                         more than PCT points, significantly at 99%\n"
+"                         more than PCT points (time: its time by more\n"
+"                         than PCT% of the base's total), significantly\n"
+"                         at 99%\n"
+"      --fail-total-above PCT\n"
+"                         exit 1 when the total time grew by more than\n"
+"                         PCT% (recordings of runs to their end only)\n"
 "      --svg FILE         write a differential flamegraph: the new\n"
 "                         profile's frames, red where the share grew,\n"
 "                         blue where it shrank\n"
@@ -78,8 +91,9 @@ static const char diff_help[] =
 "  -h, --help             show this help and exit\n"
 "\n"
 "Exit status: 0 when no function grew beyond --fail-above (or without\n"
-"it), 1 when one did, 2 on an error or when the profiles cannot be\n"
-"compared (of different programs, or too few samples to decide).\n";
+"it), 1 when one did or the total grew beyond --fail-total-above, 2 on\n"
+"an error or when the profiles cannot be compared (of different\n"
+"programs, or too few samples to decide).\n";
 
 double
 diff_z_eff(double p1, double n1, double p2, double n2)
@@ -362,7 +376,7 @@ diff_by_function_under(const struct profile *p, const char *root)
 	struct profile *q = profile_create();
 	uint32_t *map = xmalloc((p->nframes ? p->nframes : 1) * sizeof(*map));
 	uint32_t *fr = xmalloc(PROFILE_MAX_DEPTH * sizeof(*fr));
-	uint64_t *timed;
+	uint64_t *timed, *timed_w;
 
 	for (uint32_t id = 0; id < p->nframes; id++) {
 		const struct profile_frame *f = &p->frames[id];
@@ -383,26 +397,39 @@ diff_by_function_under(const struct profile *p, const char *root)
 	/* Timed samples in their order (the significance test reads it),
 	 * then what each stack counts beyond them (collapsed input). */
 	timed = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*timed));
+	timed_w = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*timed_w));
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct profile_sample *sm = &p->samples[i];
 		const struct profile_stack *st = &p->stacks[sm->stack];
 
 		for (uint32_t d = 0; d < st->depth; d++)
 			fr[d] = map[st->frames[d]];
-		profile_add_sample(q, sm->time_ns, sm->pid, sm->tid, sm->state,
-				   fr, st->depth);
+		profile_add_weighted(q, sm->time_ns, sm->pid, sm->tid,
+				     sm->state, sm->weight_ns, fr, st->depth);
 		timed[sm->stack]++;
+		timed_w[sm->stack] += sm->weight_ns;
 	}
 	for (size_t s = 0; s < p->nstacks; s++) {
 		const struct profile_stack *st = &p->stacks[s];
 
-		if (st->count <= timed[s])
+		if (st->count <= timed[s] && st->weight_ns <= timed_w[s])
 			continue;
 		for (uint32_t d = 0; d < st->depth; d++)
 			fr[d] = map[st->frames[d]];
-		profile_add_count(q, fr, st->depth, st->count - timed[s]);
+		profile_add_count_weight(q, fr, st->depth,
+					 st->count > timed[s]
+						 ? st->count - timed[s]
+						 : 0,
+					 st->weight_ns > timed_w[s]
+						 ? st->weight_ns - timed_w[s]
+						 : 0);
 	}
+	/* What the time comparison reads: the weights and what they are. */
+	q->meta.weighted = p->meta.weighted;
+	q->meta.complete = p->meta.complete;
+	q->stats.rate_hz = p->stats.rate_hz;
 	free(timed);
+	free(timed_w);
 	free(map);
 	free(fr);
 	return q;
@@ -569,6 +596,256 @@ spread_test(struct diff_result *r, const size_t nruns[2], double pct)
 	free(cand);
 }
 
+/*
+ * Whether the runs compare by time: every one a weighted recording of a
+ * command followed to its end (the whole of a fixed workload), all of
+ * one mode. NULL when they do, else why not, for the output.
+ */
+static const char *
+time_mode(const struct profile *const *base, size_t nbase,
+	  const struct profile *const *new_p, size_t nnew, bool *cpu)
+{
+	const char *mode = NULL;
+
+	for (size_t j = 0; j < nbase + nnew; j++) {
+		const struct profile *p = j < nbase ? base[j]
+						    : new_p[j - nbase];
+		const char *m = p->meta.mode ? p->meta.mode : "";
+
+		if (!p->meta.weighted)
+			return "a profile has no time weights: collapsed stacks, or a recording without them";
+		if (!p->meta.complete)
+			return "a recording is not of a command run to its end: an attach, -d or an interrupted run does no fixed work";
+		if (mode && strcmp(mode, m))
+			return "the recordings mix wall and cpu mode";
+		mode = m;
+	}
+	*cpu = mode && !strcmp(mode, "cpu");
+	return NULL;
+}
+
+/* The mean and standard deviation of n values from their sums. */
+static void
+mean_sd(double sum, double sumsq, size_t n, double *mean, double *sd)
+{
+	double m = n ? sum / (double)n : 0;
+	double var = n > 1 ? (sumsq - (double)n * m * m) / (double)(n - 1)
+			   : 0;
+
+	*mean = m;
+	*sd = sqrt(var > 0 ? var : 0);
+}
+
+/*
+ * How much more a function grew than the rest of the run, seconds: a
+ * loaded machine makes all code slower alike (the runs' CPU time moved
+ * by 5-15% on a shared 2-CPU host), and a person does not blame a method
+ * for that. The rest of the run (the total less the function) grew by a
+ * ratio; the function's growth beyond the same ratio of its own time is
+ * its own. A rest that got faster discounts nothing (a faster Shop#tax
+ * does not make Shop#ship slower). A uniform slowdown is the total's,
+ * which --fail-total-above gates, and so is the growth of a function
+ * that is the whole run.
+ */
+static double
+excess(const struct diff_result *r, const struct diff_row *w)
+{
+	double fb = w->tmean[DIFF_BASE];
+	double df = w->tmean[DIFF_NEW] - fb;
+	double rest_b = r->tot_mean[DIFF_BASE] - fb;
+	double rest_d = r->tot_mean[DIFF_NEW] - r->tot_mean[DIFF_BASE] - df;
+	double ratio;
+
+	/* The whole run (<main>): its growth is the total's. */
+	if (rest_b <= 0.01 * r->tot_mean[DIFF_BASE])
+		return 0;
+	ratio = rest_d / rest_b;
+	return ratio > 0 ? df - fb * ratio : df;
+}
+
+/*
+ * Time mode: each function's time per run, its mean and spread; the
+ * change in percent of the base's mean total time; Welch's t on the
+ * means, one-sided (did it get slower?), each side's variance at least
+ * one run's sampling error (total time squared x p (1 - p) / samples a
+ * run, p its share), and Holm's correction at 1% over the functions
+ * whose time grew by more than pct% of the base's total. The total time
+ * gets the same test on its own (no floor: it is measured, not
+ * sampled).
+ */
+static void
+time_test(struct diff_result *r, const size_t nruns[2])
+{
+	double base_total, se2 = 0, dfd = 0;
+
+	for (int k = 0; k < 2; k++)
+		mean_sd(r->tot_sum[k], r->tot_sumsq[k], nruns[k],
+			&r->tot_mean[k], &r->tot_sd[k]);
+	base_total = r->tot_mean[DIFF_BASE];
+	for (int k = 0; k < 2; k++) {
+		double v = r->tot_sd[k] * r->tot_sd[k] / (double)nruns[k];
+
+		se2 += v;
+		if (nruns[k] > 1)
+			dfd += v * v / (double)(nruns[k] - 1);
+	}
+	r->tot_delta = base_total > 0
+		? 100 * (r->tot_mean[DIFF_NEW] - base_total) / base_total : 0;
+	r->tot_z = se2 > 0 ? (r->tot_mean[DIFF_NEW] - base_total) / sqrt(se2)
+			   : 0;
+	r->tot_p = se2 > 0 && r->tot_z > 0
+		? diff_t_sf2(r->tot_z, dfd > 0 ? se2 * se2 / dfd : INFINITY) / 2
+		: 1;
+	for (size_t i = 0; i < r->nrows; i++) {
+		struct diff_row *w = &r->rows[i];
+		double v[2], wdfd = 0, wse2 = 0, sd;
+
+		for (int k = 0; k < 2; k++) {
+			double var, floor, sh, n1;
+
+			mean_sd(w->tsum[k], w->tsumsq[k], nruns[k],
+				&w->tmean[k], &w->tsd[k]);
+			w->smean[k] = w->ssum[k] / (double)nruns[k];
+			var = nruns[k] > 1 ? w->tsd[k] * w->tsd[k] : 0;
+			sh = r->tot_mean[k] > 0 ? w->tmean[k] / r->tot_mean[k]
+						: 0;
+			n1 = (double)r->samples[k] / (double)nruns[k];
+			floor = n1 > 0 ? r->tot_mean[k] * r->tot_mean[k] * sh *
+						 (1 - sh) / n1
+				       : 0;
+			v[k] = (var > floor ? var : floor) / (double)nruns[k];
+			wse2 += v[k];
+			if (var > floor && nruns[k] > 1)
+				wdfd += v[k] * v[k] / (double)(nruns[k] - 1);
+		}
+		sd = base_total > 0 ? 100 / base_total : 0;
+		w->total_delta =
+			(w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE]) * sd;
+		w->self_delta =
+			(w->smean[DIFF_NEW] - w->smean[DIFF_BASE]) * sd;
+		w->df = wdfd > 0 ? wse2 * wse2 / wdfd : INFINITY;
+		w->z = wse2 > 0 ? (w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE]) /
+					  sqrt(wse2)
+				: 0;
+		w->p = wse2 > 0 && w->z > 0 ? diff_t_sf2(w->z, w->df) / 2 : 1;
+		w->significant = false;
+		w->excess = excess(r, w) * sd;
+		w->time = true;
+	}
+}
+
+
+/*
+ * Time mode's verdict: Holm's correction at 1% over the functions a FAIL
+ * line could name, those that grew by more than pct% of the base's
+ * total and that no callee explains (explain()): the callers that grew
+ * through them are never named, so they are not tested either.
+ */
+static void
+time_holm(struct diff_result *r, double pct)
+{
+	struct diff_row **cand = xmalloc((r->nrows ? r->nrows : 1) *
+					 sizeof(*cand));
+	size_t nc = 0;
+
+	for (size_t i = 0; i < r->nrows; i++)
+		if (r->rows[i].total_delta > pct &&
+		    r->rows[i].excess > pct && !r->rows[i].explained)
+			cand[nc++] = &r->rows[i];
+	qsort(cand, nc, sizeof(*cand), cmp_p);
+	for (size_t i = 0; i < nc; i++) {
+		if (cand[i]->p > 0.01 / (double)(nc - i))
+			break;
+		cand[i]->significant = true;
+	}
+	r->tested = nc;
+	free(cand);
+}
+
+/* Adds one run's time of the call caller -> callee (row indices). A
+ * linear search: a benchmark's call graph has a few hundred calls. */
+static void
+edge_add(struct diff_result *r, size_t *cap, size_t caller, size_t callee,
+	 int k, double sec)
+{
+	size_t e;
+
+	if (caller == callee)
+		return;		/* recursion explains nothing */
+	for (e = 0; e < r->nedges; e++)
+		if (r->edges[e].caller == caller &&
+		    r->edges[e].callee == callee)
+			break;
+	if (e == r->nedges) {
+		r->edges = xgrowarray(r->edges, cap, e + 1, sizeof(*r->edges));
+		memset(&r->edges[e], 0, sizeof(*r->edges));
+		r->edges[e].caller = caller;
+		r->edges[e].callee = callee;
+		r->nedges++;
+	}
+	r->edges[e].sum[k] += sec;
+}
+
+/*
+ * Time mode, as a person reads a slower run: a function's time includes
+ * its callees', so when Shop#tax got slower, <main> and every caller on
+ * the way did too. A function whose growth one call it makes accounts
+ * for (through that call and in the callee's own total), but for less
+ * than the threshold, is explained by that callee:
+ * it does not fail, the callee (or, further down, what explains it) is
+ * the one named. What grew across several callees, or in the function
+ * itself, stays its own.
+ */
+static void
+explain(struct diff_result *r, const size_t nruns[2], double pct)
+{
+	double base_total = r->tot_mean[DIFF_BASE];
+
+	if (base_total <= 0)
+		return;
+	for (size_t e = 0; e < r->nedges; e++) {
+		const struct diff_edge *ed = &r->edges[e];
+		struct diff_row *f = &r->rows[ed->caller];
+		double grew = (ed->sum[DIFF_NEW] / (double)nruns[DIFF_NEW] -
+			       ed->sum[DIFF_BASE] / (double)nruns[DIFF_BASE]) *
+			      100 / base_total;
+
+		const struct diff_row *c = &r->rows[ed->callee];
+
+		/* Only a callee nested in it (a C method merged across its
+		 * callers can hold its caller: Integer#times around the
+		 * benchmark), through this call, and no more than the
+		 * callee grew in all: a callee shared with a faster caller
+		 * passes on only what it kept of the growth. */
+		if (c->tmean[DIFF_BASE] > f->tmean[DIFF_BASE] ||
+		    c->tmean[DIFF_NEW] > f->tmean[DIFF_NEW])
+			continue;
+		if (c->total_delta < grew)
+			grew = c->total_delta;
+
+		if (f->total_delta > pct && f->total_delta - grew <= pct &&
+		    grew > 0 &&
+		    (!f->explained || grew > f->explained_by_pct)) {
+			f->explained = c->name;
+			f->explained_by_pct = grew;
+			f->explained_row = ed->callee;
+		}
+	}
+	/* Equal totals can still make a loop of explanations: a row whose
+	 * chain comes back to it explains itself. */
+	for (size_t i = 0; i < r->nrows; i++) {
+		size_t at = i, steps = 0;
+
+		while (r->rows[at].explained && steps++ < r->nrows) {
+			at = r->rows[at].explained_row;
+			if (at == i) {
+				r->rows[i].explained = NULL;
+				break;
+			}
+		}
+	}
+}
+
 void
 diff_compare_runs(const struct profile *const *base, size_t nbase,
 		  const struct profile *const *new_p, size_t nnew,
@@ -577,11 +854,13 @@ diff_compare_runs(const struct profile *const *base, size_t nbase,
 {
 	const size_t nruns[2] = { nbase, nnew };
 	struct intern *names = intern_create();
-	size_t cap = 0;
+	size_t cap = 0, ecap = 0;
 
 	memset(r, 0, sizeof(*r));
 	r->runs[DIFF_BASE] = nbase;
 	r->runs[DIFF_NEW] = nnew;
+	r->why_shares = time_mode(base, nbase, new_p, nnew, &r->cpu);
+	r->time = !r->why_shares;
 	for (size_t j = 0; j < nbase + nnew; j++) {
 		int k = j < nbase ? DIFF_BASE : DIFF_NEW;
 		const struct profile *run = k == DIFF_BASE ? base[j]
@@ -591,9 +870,13 @@ diff_compare_runs(const struct profile *const *base, size_t nbase,
 		struct callgraph *g = callgraph_create(q);
 		double *rho = xmalloc((g->nfuncs ? g->nfuncs : 1) *
 				      sizeof(*rho));
+		size_t *ids = xmalloc((g->nfuncs ? g->nfuncs : 1) *
+				      sizeof(*ids));
 
 		autocorrelation(q, g, rho);
 		r->samples[k] += g->samples;
+		r->tot_sum[k] += g->weight_ns / 1e9;
+		r->tot_sumsq[k] += (g->weight_ns / 1e9) * (g->weight_ns / 1e9);
 		for (size_t i = 0; i < g->nfuncs; i++) {
 			const char *name = profile_frame_name(q,
 							      g->funcs[i].frame);
@@ -616,9 +899,19 @@ diff_compare_runs(const struct profile *const *base, size_t nbase,
 			sh = share(g->funcs[i].total, g->samples);
 			row->sum[k] += sh;
 			row->sumsq[k] += sh * sh;
+			sh = g->funcs[i].total_ns / 1e9;
+			row->tsum[k] += sh;
+			row->tsumsq[k] += sh * sh;
+			row->ssum[k] += g->funcs[i].self_ns / 1e9;
 			if (rho[i] > row->rho[k])
 				row->rho[k] = rho[i];
+			ids[i] = id;
 		}
+		for (size_t e = 0; e < g->nedges; e++)
+			edge_add(r, &ecap, ids[g->edges[e].caller],
+				 ids[g->edges[e].callee], k,
+				 g->edges[e].weight_ns / 1e9);
+		free(ids);
 		free(rho);
 		callgraph_destroy(g);
 		profile_destroy(q);
@@ -655,7 +948,11 @@ diff_compare_runs(const struct profile *const *base, size_t nbase,
 				r->common = b < n ? b : n;
 		}
 	}
-	if (nbase > 1 || nnew > 1)
+	if (r->time) {
+		time_test(r, nruns);
+		explain(r, nruns, pct);
+		time_holm(r, pct);
+	} else if (nbase > 1 || nnew > 1)
 		spread_test(r, nruns, pct);
 	if (r->nrows)
 		qsort(r->rows, r->nrows, sizeof(*r->rows), cmp_rows);
@@ -664,10 +961,46 @@ diff_compare_runs(const struct profile *const *base, size_t nbase,
 void
 diff_result_fini(struct diff_result *r)
 {
+	free(r->edges);
 	for (size_t i = 0; i < r->nrows; i++)
 		free(r->rows[i].name);
 	free(r->rows);
 	memset(r, 0, sizeof(*r));
+}
+
+/* The table of time mode: each function's mean time in seconds, the
+ * change in percent of the base's total time. */
+static void
+print_time_table(const struct diff_result *r, size_t n, FILE *f)
+{
+	fprintf(f, "       TOTAL (s %s)               SELF (s %s)\n",
+		r->cpu ? "on CPU" : "of wall time",
+		r->cpu ? "on CPU" : "of wall time");
+	fputs("    base      new   change      base      new   change   "
+	      "FRAME\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *w = &r->rows[i];
+
+		fprintf(f, "  %7.3f  %7.3f  %+6.1f%%%c  %7.3f  %7.3f  "
+			"%+6.1f%%   ",
+			w->tmean[DIFF_BASE], w->tmean[DIFF_NEW],
+			w->total_delta, w->significant ? '*' : ' ',
+			w->smean[DIFF_BASE], w->smean[DIFF_NEW],
+			w->self_delta);
+		utf8_put_escaped(f, w->name, 0);
+		fputc('\n', f);
+	}
+	if (n < r->nrows)
+		fprintf(f, "  (%zu more frames changed less)\n", r->nrows - n);
+	fputs("  change: in % of the base's total time; * grew "
+	      "significantly at 99% (Welch's t on the mean times, Holm's "
+	      "correction)\n", f);
+	fprintf(f, "total: %.3f s -> %.3f s %s (%+.1f%%; spread %.3f, %.3f s "
+		"over %zu, %zu runs)\n",
+		r->tot_mean[DIFF_BASE], r->tot_mean[DIFF_NEW],
+		r->cpu ? "on CPU" : "of wall time", r->tot_delta,
+		r->tot_sd[DIFF_BASE], r->tot_sd[DIFF_NEW],
+		r->runs[DIFF_BASE], r->runs[DIFF_NEW]);
 }
 
 static void
@@ -683,6 +1016,10 @@ print_table(const struct diff_result *r, const char *bname,
 	utf8_put_escaped(f, nname, 0);
 	fprintf(f, ", %llu samples\n",
 		(unsigned long long)r->samples[DIFF_NEW]);
+	if (r->time) {
+		print_time_table(r, n, f);
+		return;
+	}
 	fputs("       TOTAL (% of samples)        SELF (% of samples)\n", f);
 	fputs("    base     new   change       base     new   change   "
 	      "FRAME\n", f);
@@ -741,6 +1078,37 @@ md_put(FILE *f, const char *s)
 	free(buf);
 }
 
+/* Markdown's table in time mode: seconds, changes in % of the base's
+ * total time. */
+static void
+write_time_rows(const struct diff_result *r, const struct diff_markdown *m,
+		size_t n, FILE *f)
+{
+	fputs("\n| function | total base (s) | total new (s) | change "
+	      "| self base (s) | self new (s) | change |\n"
+	      "|:--|--:|--:|--:|--:|--:|--:|\n", f);
+	for (size_t i = 0; i < n; i++) {
+		const struct diff_row *w = &r->rows[i];
+		bool fail = m->verdict == DIFF_FAIL &&
+			    diff_row_fails(w, m->fail_above);
+
+		fputs(fail ? "| **FAIL** " : "| ", f);
+		md_put(f, w->name);
+		fprintf(f, " | %.3f | %.3f | %+.1f%%%s | %.3f | %.3f "
+			"| %+.1f%% |\n",
+			w->tmean[DIFF_BASE], w->tmean[DIFF_NEW],
+			w->total_delta, w->significant ? "\\*" : "",
+			w->smean[DIFF_BASE], w->smean[DIFF_NEW],
+			w->self_delta);
+	}
+	if (n < r->nrows)
+		fprintf(f, "\n%zu more function%s changed less.\n",
+			r->nrows - n, r->nrows - n == 1 ? "" : "s");
+	fputs("\nChanges in % of the base's total time; \\* grew "
+	      "significantly at 99% (Welch's t on the mean times, Holm's "
+	      "correction)\n", f);
+}
+
 int
 diff_write_markdown(const struct diff_result *r,
 		    const struct diff_markdown *m, FILE *f)
@@ -770,10 +1138,32 @@ diff_write_markdown(const struct diff_result *r,
 		md_put(f, m->roots->dir[DIFF_NEW]);
 		fputs(m->roots->detected ? " (detected)\n" : " (--root)\n", f);
 	}
-	if (m->fail_above >= 0)
+	if (r->time)
+		fprintf(f, "- compared: each function's %s time, every "
+			"recording a command run to its end; total %.3f s -> "
+			"%.3f s (%+.1f%%)\n", r->cpu ? "on-CPU" : "wall",
+			r->tot_mean[DIFF_BASE], r->tot_mean[DIFF_NEW],
+			r->tot_delta);
+	else
+		fprintf(f, "- compared: shares of samples (%s)\n",
+			r->why_shares);
+	if (m->fail_above >= 0 && r->time)
+		fprintf(f, "- fails when a function's time grows by more "
+			"than %g%% of the base's total, significantly at "
+			"99%%\n", m->fail_above);
+	else if (m->fail_above >= 0)
 		fprintf(f, "- fails when a function's total share grows by "
 			"more than %g points, significantly at 99%%\n",
 			m->fail_above);
+	if (m->fail_total_above >= 0)
+		fprintf(f, "- fails when the total time grows by more than "
+			"%g%%%s\n", m->fail_total_above,
+			diff_total_fails(r, m->fail_total_above) ? ": **FAIL**"
+								  : "");
+	if (r->time) {
+		write_time_rows(r, m, n, f);
+		return ferror(f) ? -1 : 0;
+	}
 	fputs("\n| function | total base | total new | change "
 	      "| self base | self new | change |\n"
 	      "|:--|--:|--:|--:|--:|--:|--:|\n", f);
@@ -810,7 +1200,17 @@ bool
 diff_row_fails(const struct diff_row *w, double fail_above)
 {
 	return fail_above >= 0 && w->total_delta > fail_above &&
-	       w->significant;
+	       w->significant && !w->explained &&
+	       (!w->time || w->excess > fail_above);
+}
+
+bool
+diff_total_fails(const struct diff_result *r, double pct)
+{
+	bool spread = r->runs[DIFF_BASE] > 1 || r->runs[DIFF_NEW] > 1;
+
+	return pct >= 0 && r->time && r->tot_delta > pct &&
+	       (!spread || r->tot_p <= 0.01);
 }
 
 /* Every stack of the tree with its self samples in both profiles, the
@@ -924,6 +1324,7 @@ enum {
 	OPT_LIMIT,
 	OPT_ROOT,
 	OPT_MARKDOWN,
+	OPT_FAIL_TOTAL_ABOVE,
 };
 
 static const struct option long_options[] = {
@@ -934,6 +1335,7 @@ static const struct option long_options[] = {
 	{ "limit", required_argument, NULL, OPT_LIMIT },
 	{ "root", required_argument, NULL, OPT_ROOT },
 	{ "markdown", required_argument, NULL, OPT_MARKDOWN },
+	{ "fail-total-above", required_argument, NULL, OPT_FAIL_TOTAL_ABOVE },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -974,6 +1376,37 @@ print_roots(const struct diff_roots *roots, FILE *f)
 		fputs(" (--root)\n", f);
 }
 
+/* A failing function in time mode: its times, the change, the spread. */
+static void
+print_time_fail(const struct diff_result *r, const struct diff_row *w,
+		double fail_above)
+{
+	printf(": %s time %.3f s -> %.3f s (%+.3f s, %+.1f%% of the base's "
+	       "%.3f s, above %g%%; spread %.3f, %.3f s over %zu, %zu runs; "
+	       "t = %.1f, significant at 99%% over %zu function%s)\n",
+	       r->cpu ? "on-CPU" : "wall", w->tmean[DIFF_BASE],
+	       w->tmean[DIFF_NEW], w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE],
+	       w->total_delta, r->tot_mean[DIFF_BASE], fail_above,
+	       w->tsd[DIFF_BASE], w->tsd[DIFF_NEW], r->runs[DIFF_BASE],
+	       r->runs[DIFF_NEW], w->z, r->tested,
+	       r->tested == 1 ? "" : "s");
+}
+
+static void
+print_time_pass(const struct diff_result *r, double fail_above,
+		double fail_total)
+{
+	fputs("PASS:", stdout);
+	if (fail_above >= 0)
+		printf(" no function's time grew by more than %g%% of the "
+		       "base's total significantly%s", fail_above,
+		       fail_total >= 0 ? ";" : "");
+	if (fail_total >= 0)
+		printf(" total time %+.1f%%, within %g%%", r->tot_delta,
+		       fail_total);
+	putchar('\n');
+}
+
 /*
  * The fewest samples a side needs for a function going from 0 to pct
  * points of it to be significant at 99%: below, --fail-above could never
@@ -1009,7 +1442,7 @@ diff_main(int argc, char **argv)
 	struct diff_roots roots = { 0 };
 	struct diff_markdown md = { 0 };
 	char *reason = NULL;
-	double fail_above = -1;
+	double fail_above = -1, fail_total = -1;
 	unsigned limit = DEFAULT_ROWS;
 	struct profile **base = NULL, **new_p = NULL;
 	char **files[2], *name[2] = { NULL, NULL };
@@ -1040,6 +1473,15 @@ diff_main(int argc, char **argv)
 			    !isfinite(fail_above) || fail_above < 0 ||
 			    fail_above >= 100)
 				error_msg_and_help("diff: invalid --fail-above '%s': expected percentage points from 0 to 100, such as 5",
+						   optarg);
+			break;
+		case OPT_FAIL_TOTAL_ABOVE:
+			errno = 0;
+			fail_total = strtod(optarg, &end);
+			if (errno || end == optarg || *end ||
+			    !isfinite(fail_total) || fail_total < 0 ||
+			    fail_total > 1000)
+				error_msg_and_help("diff: invalid --fail-total-above '%s': expected a percentage of the base's total time from 0 to 1000, such as 5",
 						   optarg);
 			break;
 		case OPT_SVG:
@@ -1123,8 +1565,14 @@ diff_main(int argc, char **argv)
 				: xstrdup(files[k][0]);
 	}
 	print_roots(&roots, stdout);
+	if (r.time)
+		printf("compared: time (each function's %s seconds, every "
+		       "recording a command run to its end)\n",
+		       r.cpu ? "on-CPU" : "wall-clock");
+	else
+		printf("compared: shares of samples (%s)\n", r.why_shares);
 	print_table(&r, name[DIFF_BASE], name[DIFF_NEW], limit, stdout);
-	if (spread)
+	if (spread && !r.time)
 		printf("runs: base %zu, new %zu: the change is of the mean "
 		       "share, its significance from the run-to-run spread "
 		       "(one-sided Welch's t, Holm's correction over %zu "
@@ -1136,6 +1584,7 @@ diff_main(int argc, char **argv)
 	md.roots = &roots;
 	md.limit = limit;
 	md.fail_above = fail_above;
+	md.fail_total_above = fail_total;
 	/* No verdict: why, in one line. */
 	if (fail_above >= 0 &&
 	    ((double)r.samples[DIFF_BASE] < samples_needed(fail_above) ||
@@ -1149,12 +1598,17 @@ diff_main(int argc, char **argv)
 		 r.common < 10)
 		reason = xasprintf("the profiles are of different programs: no method is on the stack in more than %.1f%% of both (with --root BASE_DIR NEW_DIR if they ran from two checkouts)",
 				   r.common);
+	else if (fail_total >= 0 && !r.time)
+		reason = xasprintf("--fail-total-above compares total time, which these profiles cannot give: %s",
+				   r.why_shares);
 	md.verdict = reason ? DIFF_NO_VERDICT : DIFF_REPORT;
-	if (!reason && fail_above >= 0) {
+	if (!reason && (fail_above >= 0 || fail_total >= 0)) {
 		md.verdict = DIFF_PASS;
 		for (size_t i = 0; i < r.nrows; i++)
 			if (diff_row_fails(&r.rows[i], fail_above))
 				md.verdict = DIFF_FAIL;
+		if (diff_total_fails(&r, fail_total))
+			md.verdict = DIFF_FAIL;
 	}
 	md.reason = reason;
 
@@ -1200,7 +1654,7 @@ diff_main(int argc, char **argv)
 		fflush(stdout);
 		error_msg("diff: %s", reason);
 		code = 2;
-	} else if (code == 0 && fail_above >= 0) {
+	} else if (code == 0 && (fail_above >= 0 || fail_total >= 0)) {
 		for (size_t i = 0; i < r.nrows; i++) {
 			const struct diff_row *w = &r.rows[i];
 
@@ -1208,6 +1662,10 @@ diff_main(int argc, char **argv)
 				continue;
 			fputs("FAIL: ", stdout);
 			utf8_put_escaped(stdout, w->name, 0);
+			if (r.time) {
+				print_time_fail(&r, w, fail_above);
+				continue;
+			}
 			if (spread) {
 				printf(": mean total share %.1f%% -> %.1f%% "
 				       "(%+.1f points, above %g; spread %.1f, "
@@ -1229,8 +1687,17 @@ diff_main(int argc, char **argv)
 			       w->total_delta, fail_above, w->z,
 			       w->n_eff[DIFF_BASE], w->n_eff[DIFF_NEW]);
 		}
+		if (diff_total_fails(&r, fail_total))
+			printf("FAIL: total time: %.3f s -> %.3f s (%+.1f%%, "
+			       "above %g%%; spread %.3f, %.3f s over %zu, %zu "
+			       "runs)\n",
+			       r.tot_mean[DIFF_BASE], r.tot_mean[DIFF_NEW],
+			       r.tot_delta, fail_total, r.tot_sd[DIFF_BASE],
+			       r.tot_sd[DIFF_NEW], nb, nn);
 		if (md.verdict == DIFF_FAIL)
 			code = 1;
+		else if (r.time)
+			print_time_pass(&r, fail_above, fail_total);
 		else
 			printf("PASS: no function's total share grew by more "
 			       "than %g points significantly\n", fail_above);

@@ -305,7 +305,8 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 	struct bufr body;
 	uint32_t nstr = 0;
 	uint64_t *counts = NULL;	/* each stack's count in the file */
-	size_t counts_cap = 0, nstacks = 0;
+	uint64_t *weights = NULL;	/* ... and its weight */
+	size_t counts_cap = 0, weights_cap = 0, nstacks = 0;
 	uint64_t prev_time = 0;
 	struct profile_stats stats;
 	bool have_stats = false, ended = false;
@@ -339,6 +340,12 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			p->meta.ruby_version = rd_optstr(&r);
 			p->meta.mode = rd_optstr(&r);
 			p->meta.start_unix_ns = bufr_get_varint(&r);
+			if (version >= RAW_V_WEIGHTS) {
+				uint64_t fl = bufr_get_varint(&r);
+
+				p->meta.weighted = fl & RAW_META_WEIGHTED;
+				p->meta.complete = fl & RAW_META_COMPLETE;
+			}
 			break;
 		case RAW_STATS:
 			stats.ticks = bufr_get_varint(&r);
@@ -429,6 +436,15 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 				}
 				frames[d] = f;
 			}
+			weights = xgrowarray(weights, &weights_cap,
+					     nstacks + 1, sizeof(*weights));
+			weights[nstacks] = version >= RAW_V_WEIGHTS
+						   ? bufr_get_varint(&r)
+						   : 0;
+			if (r.bad) {
+				fail(err, errcap, "offset %zu: bad stack", at);
+				goto out;
+			}
 			if (profile_add_count(p, frames, depth, 0) != nstacks) {
 				fail(err, errcap,
 				     "offset %zu: stack %zu repeats an earlier one",
@@ -459,6 +475,9 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			pid_t tid = (pid_t)bufr_get_zigzag(&r);
 			uint64_t stack = bufr_get_varint(&r);
 			uint8_t state = bufr_get_u8(&r);
+			uint64_t w = version >= RAW_V_WEIGHTS
+					     ? bufr_get_varint(&r)
+					     : 0;
 			const struct profile_stack *st;
 
 			if (r.bad || stack >= nstacks || state >= nstates) {
@@ -475,8 +494,8 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 				     at, (unsigned long long)stack);
 				goto out;
 			}
-			profile_add_sample(p, prev_time, pid, tid, state,
-					   st->frames, st->depth);
+			profile_add_weighted(p, prev_time, pid, tid, state, w,
+					     st->frames, st->depth);
 			break;
 		}
 		default:
@@ -493,8 +512,10 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 		fail(err, errcap, "the recording ends early (no end record)");
 		goto out;
 	}
-	for (size_t s = 0; s < nstacks; s++)
+	for (size_t s = 0; s < nstacks; s++) {
 		p->stacks[s].count = counts[s];
+		p->stacks[s].weight_ns = weights[s];
+	}
 	if (have_stats) {
 		stats.stop_ns = p->stats.stop_ns;
 		stats.stop_cap = p->stats.stop_cap;
@@ -503,6 +524,7 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 	ret = LOAD_RAW;
 out:
 	free(counts);
+	free(weights);
 	free(frames);
 	return ret;
 }

@@ -194,9 +194,7 @@ output_write(const struct output_ops *w, const struct profile *p,
 uint64_t
 output_period_ns(const struct profile *p)
 {
-	double hz = p->stats.rate_hz > 0 ? p->stats.rate_hz : 99.0;
-
-	return (uint64_t)(1e9 / hz + 0.5);
+	return profile_period_ns(p);
 }
 
 const char *

@@ -437,6 +437,7 @@ stack_id(struct profile *p, const uint32_t *frames, size_t depth)
 	memcpy(st->frames, frames, depth * sizeof(*frames));
 	st->depth = depth;
 	st->count = 0;
+	st->weight_ns = 0;
 	p->slots[i] = ++p->nstacks;
 	if (p->nstacks * 2 > p->nslots)
 		rehash(p);
@@ -454,11 +455,30 @@ profile_add_count(struct profile *p, const uint32_t *frames, size_t depth,
 }
 
 uint32_t
+profile_add_count_weight(struct profile *p, const uint32_t *frames,
+			 size_t depth, uint64_t count, uint64_t weight_ns)
+{
+	uint32_t s = profile_add_count(p, frames, depth, count);
+
+	p->stacks[s].weight_ns += weight_ns;
+	return s;
+}
+
+uint32_t
 profile_add_sample(struct profile *p, uint64_t time_ns, pid_t pid, pid_t tid,
 		   enum profile_state state, const uint32_t *frames,
 		   size_t depth)
 {
-	uint32_t s = profile_add_count(p, frames, depth, 1);
+	return profile_add_weighted(p, time_ns, pid, tid, state, 0, frames,
+				    depth);
+}
+
+uint32_t
+profile_add_weighted(struct profile *p, uint64_t time_ns, pid_t pid,
+		     pid_t tid, enum profile_state state, uint64_t weight_ns,
+		     const uint32_t *frames, size_t depth)
+{
+	uint32_t s = profile_add_count_weight(p, frames, depth, 1, weight_ns);
 	struct profile_sample *smp;
 
 	p->samples = xgrowarray(p->samples, &p->samples_cap, p->nsamples + 1,
@@ -469,6 +489,7 @@ profile_add_sample(struct profile *p, uint64_t time_ns, pid_t pid, pid_t tid,
 	smp->tid = tid;
 	smp->stack = s;
 	smp->state = (unsigned)state < PROFILE_STATES ? state : 0;
+	smp->weight_ns = weight_ns;
 	p->stats.samples++;
 	p->stats.per_state[smp->state]++;
 	return s;
@@ -480,6 +501,37 @@ profile_add(struct profile *p, uint64_t time_ns, pid_t tid,
 {
 	return profile_add_sample(p, time_ns, p->meta.pid, tid,
 				  PROFILE_STATE_UNKNOWN, frames, depth);
+}
+
+uint64_t
+profile_period_ns(const struct profile *p)
+{
+	double hz = p->stats.rate_hz > 0 ? p->stats.rate_hz : 99.0;
+
+	return (uint64_t)(1e9 / hz + 0.5);
+}
+
+uint64_t
+profile_sample_weight(const struct profile *p, const struct profile_sample *s)
+{
+	return p->meta.weighted ? s->weight_ns : profile_period_ns(p);
+}
+
+uint64_t
+profile_stack_weight(const struct profile *p, const struct profile_stack *s)
+{
+	return p->meta.weighted ? s->weight_ns
+				: s->count * profile_period_ns(p);
+}
+
+uint64_t
+profile_weight_total(const struct profile *p)
+{
+	uint64_t t = 0;
+
+	for (size_t i = 0; i < p->nstacks; i++)
+		t += profile_stack_weight(p, &p->stacks[i]);
+	return t;
 }
 
 uint64_t

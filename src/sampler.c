@@ -253,6 +253,25 @@ tick_stops_holder(struct sampler *s)
 	       !s->fatal && s->mode == SAMPLER_RUBY && !s->opt.nonblocking;
 }
 
+/*
+ * What each sample of this tick stands for in wall mode: the time since
+ * the last tick, so a tick that came late (rbflame itself delayed, a
+ * slow stop) weighs its actual interval. The first weighs one period.
+ * cpu mode weighs each thread by its own CPU time (sample_weight()).
+ */
+static void
+tick_weight(struct sampler *s)
+{
+	uint64_t now = now_ns();
+
+	s->tick_weight_ns = s->last_tick_ns && now > s->last_tick_ns
+				    ? now - s->last_tick_ns
+				    : s->opt.period_ns;
+	if (s->tick_weight_ns > MAX_WEIGHT_NS)
+		s->tick_weight_ns = MAX_WEIGHT_NS;
+	s->last_tick_ns = now;
+}
+
 void
 sampler_tick_begin(struct sampler *s)
 {
@@ -285,6 +304,7 @@ tick(struct sampler *s)
 	if (s->fatal || s->mode == SAMPLER_PENDING)
 		return;
 	s->tick++;
+	tick_weight(s);
 	if (s->count_ticks)
 		s->prof->stats.ticks++;
 	if (s->mode == SAMPLER_NATIVE)

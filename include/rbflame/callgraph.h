@@ -29,12 +29,15 @@ struct callgraph_func {
 	int32_t line;		/* its lowest line > 0, or 0 */
 	uint64_t self;		/* samples with it as the leaf */
 	uint64_t total;		/* samples with it on the stack, once each */
+	uint64_t self_ns, total_ns; /* the same in the time the samples
+				 * stand for (profile_stack_weight) */
 };
 
 struct callgraph_edge {
 	uint32_t caller, callee;	/* function indices */
 	uint64_t count;		/* samples whose stack holds this call */
 	uint64_t calls;		/* estimated calls (see the top) */
+	uint64_t weight_ns;	/* the time those samples stand for */
 };
 
 struct callgraph_line {
@@ -52,6 +55,7 @@ struct callgraph {
 	struct callgraph_line *lines;	/* sorted by function, then line */
 	size_t nlines;
 	uint64_t samples;		/* all samples, timed or counted */
+	uint64_t weight_ns;		/* the time they stand for */
 };
 
 /**

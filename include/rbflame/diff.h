@@ -41,6 +41,21 @@ struct diff_row {
 	double mean[2], sd[2];	/* its total share's mean and spread */
 	double df;		/* Welch's degrees of freedom */
 	double p;		/* one-sided p of Welch's t (in z) */
+	/* Time mode (diff_result.time): seconds, summed over the runs */
+	double tsum[2], tsumsq[2];	/* its total time per run */
+	double ssum[2];			/* its self time */
+	double tmean[2], tsd[2];	/* total time's mean and spread */
+	double smean[2];		/* self time's mean */
+	const char *explained;	/* time mode: the callee whose growth
+				 * accounts for this one's but for less
+				 * than the threshold (it fails instead,
+				 * or the growth is below it), or NULL */
+	double explained_by_pct;	/* that call's growth */
+	size_t explained_row;	/* its row, before the rows are sorted */
+	double excess;		/* time mode: its growth beyond the rest of
+				 * the run's (a slower machine), in % of
+				 * the base's total */
+	bool time;		/* compared by time */
 };
 
 struct diff_result {
@@ -52,6 +67,31 @@ struct diff_result {
 				 * the smaller of its two total shares */
 	size_t runs[2];		/* profiles a side */
 	size_t tested;		/* several runs: functions tested (Holm) */
+	/*
+	 * Time mode: every profile is a weighted recording of a command run
+	 * to its end, all in one mode, so each function's time is compared:
+	 * total_delta and self_delta are then the change of its mean time
+	 * in percent of the base's mean total time, and z, p, significant
+	 * test that change (Welch's t over the runs, never below one run's
+	 * sampling error, one-sided, Holm). Otherwise shares, and why_shares
+	 * says why.
+	 */
+	bool time;
+	bool cpu;		/* the recordings are of cpu mode */
+	const char *why_shares;	/* static text, NULL in time mode */
+	double tot_sum[2], tot_sumsq[2];	/* each run's total time, s */
+	double tot_mean[2], tot_sd[2];
+	double tot_delta;	/* the total's change, % of the base's */
+	double tot_z, tot_p;	/* Welch's t of it, one-sided p */
+	struct diff_edge *edges;	/* time mode: calls, by row index
+					 * before the rows are sorted */
+	size_t nedges;
+};
+
+/* A call between two functions, its time summed over each side's runs. */
+struct diff_edge {
+	size_t caller, callee;
+	double sum[2];
 };
 
 /*
@@ -125,8 +165,13 @@ double diff_z(uint64_t x1, uint64_t n1, uint64_t x2, uint64_t n2);
 double diff_z_eff(double p1, double n1, double p2, double n2);
 
 /** Whether w fails --fail-above pct (negative: no threshold): its total
- * share grew by more than pct points, significantly at 99%. */
+ * share grew by more than pct points (time mode: its time by more than
+ * pct% of the base's total time), significantly at 99%. */
 bool diff_row_fails(const struct diff_row *w, double pct);
+/** Whether r's total time fails --fail-total-above pct (negative: no
+ * threshold): time mode only, grew by more than pct% of the base's, and
+ * significantly at 99% when either side has several runs. */
+bool diff_total_fails(const struct diff_result *r, double pct);
 
 enum diff_verdict {
 	DIFF_REPORT,		/* no --fail-above */
@@ -142,6 +187,7 @@ struct diff_markdown {
 	const char *base_name, *new_name;	/* the files */
 	const struct diff_roots *roots;		/* or NULL */
 	double fail_above;	/* negative: none */
+	double fail_total_above; /* negative: none */
 	size_t limit;		/* rows */
 };
 

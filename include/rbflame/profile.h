@@ -10,6 +10,7 @@
 #ifndef RBFLAME_PROFILE_H
 #define RBFLAME_PROFILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -122,6 +123,8 @@ struct profile_stack {
 	uint32_t *frames;	/* frame ids, root first */
 	uint32_t depth;
 	uint64_t count;		/* samples with exactly this stack */
+	uint64_t weight_ns;	/* the time they stand for (weighted
+				 * profiles; see profile_stack_weight) */
 };
 
 struct profile_sample {
@@ -130,6 +133,9 @@ struct profile_sample {
 	pid_t tid;
 	uint32_t stack;		/* index into stacks */
 	uint8_t state;		/* enum profile_state */
+	uint64_t weight_ns;	/* the time it stands for: the interval
+				 * since the last tick (wall), the thread's
+				 * CPU time since its last sample (cpu) */
 };
 
 /** A thread seen in the run, with its last known name. */
@@ -173,6 +179,9 @@ struct profile_meta {
 	char *ruby_version;	/* "3.1.2", or NULL when not Ruby */
 	char *mode;		/* "wall" or "cpu" */
 	uint64_t start_unix_ns;	/* wall-clock time of the first tick */
+	bool weighted;		/* samples carry the time they stand for */
+	bool complete;		/* a launched command followed until it
+				 * exited: the whole of a fixed workload */
 };
 
 struct profile {
@@ -260,14 +269,35 @@ uint32_t profile_add(struct profile *p, uint64_t time_ns, pid_t tid,
 uint32_t profile_add_sample(struct profile *p, uint64_t time_ns, pid_t pid,
 			    pid_t tid, enum profile_state state,
 			    const uint32_t *frames, size_t depth);
+/** The same with the time the sample stands for (a weighted profile). */
+uint32_t profile_add_weighted(struct profile *p, uint64_t time_ns, pid_t pid,
+			      pid_t tid, enum profile_state state,
+			      uint64_t weight_ns, const uint32_t *frames,
+			      size_t depth);
 /** Adds count samples of a stack without a timed record (for merges). */
 uint32_t profile_add_count(struct profile *p, const uint32_t *frames,
 			   size_t depth, uint64_t count);
+/** The same with the time they stand for together. */
+uint32_t profile_add_count_weight(struct profile *p, const uint32_t *frames,
+				  size_t depth, uint64_t count,
+				  uint64_t weight_ns);
+/**
+ * The time a sample, or all samples of a stack, stand for, in ns: the
+ * recorded weights of a weighted profile (meta.weighted), else the
+ * sampling period (1 / stats.rate_hz, 99 Hz when not known) per sample.
+ */
+uint64_t profile_period_ns(const struct profile *p);
+uint64_t profile_sample_weight(const struct profile *p,
+			       const struct profile_sample *s);
+uint64_t profile_stack_weight(const struct profile *p,
+			      const struct profile_stack *s);
 /** Records how long one thread was stopped for a sample. */
 void profile_note_stop(struct profile *p, uint64_t ns);
 /** The q-quantile (0..1) of the stop lengths in ns, 0 when none. */
 uint64_t profile_stop_quantile(const struct profile *p, double q);
 
+/** The time all samples stand for, ns (profile_stack_weight summed). */
+uint64_t profile_weight_total(const struct profile *p);
 /** Total samples counted. */
 uint64_t profile_total(const struct profile *p);
 

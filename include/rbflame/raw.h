@@ -9,11 +9,18 @@
 
 #define RAW_MAGIC "\x89RBFLAME\r\n\x1a\n"
 #define RAW_MAGIC_LEN 12
-#define RAW_VERSION 2		/* what the writer writes */
+#define RAW_VERSION 3		/* what the writer writes */
 #define RAW_VERSION_MIN 1	/* the oldest the reader reads */
 /* Version 1's STATS held this many per-state counts, without their
  * number (the enum's size then): version 2 writes the number first. */
 #define RAW_V1_STATES 8
+/* Version 3: META's flags (after the start time), and the time weights
+ * at the end of STACK and SAMPLE. */
+#define RAW_V_WEIGHTS 3
+enum raw_meta_flags {
+	RAW_META_WEIGHTED = 1,	/* samples carry the time they stand for */
+	RAW_META_COMPLETE = 2,	/* a launched command followed to its exit */
+};
 /* A SAMPLE's state is one byte: no recording has more states. */
 #define RAW_MAX_STATES 256
 #define RAW_HEADER_LEN (RAW_MAGIC_LEN + 2)	/* magic, version, compression */

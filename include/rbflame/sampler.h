@@ -54,6 +54,7 @@ struct sampler_options {
 				 * (not copied: must outlive the sampler) */
 	const regex_t *thread_re; /* --thread: only threads whose name or
 				 * tid matches; NULL: all (not copied) */
+	uint64_t period_ns;	/* the requested interval between ticks */
 };
 
 /* What the target turned out to be. */
@@ -80,6 +81,8 @@ struct sampler {
 	bool have_proc_root;
 	uint64_t start_ns;	/* the run's start: sample times count from it */
 	uint64_t tick;
+	uint64_t last_tick_ns;	/* when the last tick that sampled began */
+	uint64_t tick_weight_ns; /* wall: what this tick's samples weigh */
 	enum sampler_mode mode;
 	uint64_t pending_since;	/* when the search for the VM (re)started */
 	uint64_t next_probe;	/* when to look again */

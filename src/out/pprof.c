@@ -3,10 +3,11 @@
 /*
  * pprof's profile.proto, gzipped, for 'go tool pprof', Pyroscope and
  * Grafana: two values per sample, samples/count and wall (or cpu)
- * time in nanoseconds (count x period); one location per frame, with its
- * line and its function (one per call-graph function, so a method at
- * three lines is one function); native frames also carry their module
- * as a mapping (path, build id) and their address. Samples of the same
+ * time in nanoseconds (the time the samples stand for, their recorded
+ * weights; count x period in a profile without them); one location per
+ * frame, with its line and its function (one per call-graph function,
+ * so a method at three lines is one function); native frames also
+ * carry their module as a mapping (path, build id) and their address. Samples of the same
  * stack, thread and state are one pprof sample, labelled pid, thread_id,
  * thread_name and state. Encoded by protobuf-c from src/out/profile.proto.
  */
@@ -36,6 +37,7 @@ struct agg {
 	pid_t pid, tid;
 	int state;		/* -1: a sample without time or thread */
 	uint64_t count;
+	uint64_t weight_ns;	/* the time they stand for */
 };
 
 struct aggs {
@@ -58,6 +60,7 @@ agg_hash(uint32_t stack, pid_t pid, pid_t tid, int state)
 
 static void
 agg_add(struct aggs *a, uint32_t stack, pid_t pid, pid_t tid, int state,
+	uint64_t weight_ns,
 	uint64_t count)
 {
 	size_t i;
@@ -86,12 +89,13 @@ agg_add(struct aggs *a, uint32_t stack, pid_t pid, pid_t tid, int state,
 		if (g->stack == stack && g->pid == pid && g->tid == tid &&
 		    g->state == state) {
 			g->count += count;
+			g->weight_ns += weight_ns;
 			return;
 		}
 		i = (i + 1) & (a->nslots - 1);
 	}
 	a->v = xgrowarray(a->v, &a->cap, a->n + 1, sizeof(*a->v));
-	a->v[a->n] = (struct agg){ stack, pid, tid, state, count };
+	a->v[a->n] = (struct agg){ stack, pid, tid, state, count, weight_ns };
 	a->slots[i] = ++a->n;
 }
 
@@ -131,6 +135,8 @@ pprof_write(const struct profile *p, FILE *f)
 	struct aggs a = { 0 };
 	uint64_t period = output_period_ns(p);
 	uint64_t *timed = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*timed));
+	uint64_t *timed_w = xcalloc(p->nstacks ? p->nstacks : 1,
+				    sizeof(*timed_w));
 	PbProfile pr;
 	PbValueType vt[2], ptype, *vtp[2] = { &vt[0], &vt[1] };
 	PbFunction *fns;
@@ -226,12 +232,20 @@ pprof_write(const struct profile *p, FILE *f)
 	for (size_t i = 0; i < p->nsamples; i++) {
 		const struct profile_sample *s = &p->samples[i];
 
-		agg_add(&a, s->stack, s->pid, s->tid, s->state, 1);
+		uint64_t w = profile_sample_weight(p, s);
+
+		agg_add(&a, s->stack, s->pid, s->tid, s->state, w, 1);
 		timed[s->stack]++;
+		timed_w[s->stack] += w;
 	}
-	for (size_t s = 0; s < p->nstacks; s++)
+	for (size_t s = 0; s < p->nstacks; s++) {
+		uint64_t w = profile_stack_weight(p, &p->stacks[s]);
+
 		if (p->stacks[s].count > timed[s])
-			agg_add(&a, s, 0, 0, -1, p->stacks[s].count - timed[s]);
+			agg_add(&a, s, 0, 0, -1,
+				w > timed_w[s] ? w - timed_w[s] : 0,
+				p->stacks[s].count - timed[s]);
+	}
 	smp = xcalloc(a.n ? a.n : 1, sizeof(*smp));
 	pr.sample = xcalloc(a.n ? a.n : 1, sizeof(*pr.sample));
 	for (size_t i = 0; i < a.n; i++) {
@@ -248,7 +262,7 @@ pprof_write(const struct profile *p, FILE *f)
 		s->n_value = 2;
 		s->value = xmalloc(2 * sizeof(*s->value));
 		s->value[0] = ag->count;
-		s->value[1] = ag->count * period;
+		s->value[1] = ag->weight_ns;
 		s->label = xcalloc(4, sizeof(*s->label));
 		if (ag->state >= 0) {
 			const struct profile_thread *th =
@@ -323,6 +337,7 @@ pprof_write(const struct profile *p, FILE *f)
 	free(a.v);
 	free(a.slots);
 	free(timed);
+	free(timed_w);
 	intern_destroy(t);
 	callgraph_destroy(g);
 	return ret;

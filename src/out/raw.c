@@ -58,6 +58,8 @@ encode(const struct profile *p, struct buf *o)
 	put_optstr(&r, p->meta.ruby_version);
 	put_optstr(&r, p->meta.mode);
 	buf_put_varint(&r, p->meta.start_unix_ns);
+	buf_put_varint(&r, (p->meta.weighted ? RAW_META_WEIGHTED : 0) |
+			   (p->meta.complete ? RAW_META_COMPLETE : 0));
 	record(o, RAW_META, &r);
 
 	buf_put_varint(&r, st->ticks);
@@ -100,6 +102,7 @@ encode(const struct profile *p, struct buf *o)
 		buf_put_varint(&r, s->depth);
 		for (uint32_t d = 0; d < s->depth; d++)
 			buf_put_varint(&r, s->frames[d]);
+		buf_put_varint(&r, s->weight_ns);
 		record(o, RAW_STACK, &r);
 	}
 	for (size_t i = 0; i < p->nthreads; i++) {
@@ -117,6 +120,7 @@ encode(const struct profile *p, struct buf *o)
 		buf_put_zigzag(&r, s->tid);
 		buf_put_varint(&r, s->stack);
 		buf_put_u8(&r, s->state);
+		buf_put_varint(&r, s->weight_ns);
 		record(o, RAW_SAMPLE, &r);
 	}
 	record(o, RAW_END, &r);

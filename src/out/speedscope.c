@@ -4,7 +4,9 @@
  * speedscope's file format (https://www.speedscope.app/file-format-schema.json):
  * one "sampled" profile per thread, in the order threads were first
  * sampled, each sample a stack of indices into shared frames (name, file,
- * line), weighted by the sampling period in nanoseconds; startValue and
+ * line), weighted by the time it stands for in nanoseconds (its
+ * recorded weight: a late tick weighs its interval, a cpu-mode sample
+ * its thread's CPU time; the period without weights); startValue and
  * endValue are the thread's first and last sample times since the start
  * of the run. Samples without times (merged or collapsed input) make one
  * more profile of their own.
@@ -56,6 +58,8 @@ speedscope_write(const struct profile *p, FILE *f)
 	size_t nthr = 0, thr_cap = 0;
 	uint64_t period = output_period_ns(p);
 	uint64_t *timed = xcalloc(p->nstacks ? p->nstacks : 1, sizeof(*timed));
+	uint64_t *timed_w = xcalloc(p->nstacks ? p->nstacks : 1,
+				    sizeof(*timed_w));
 	bool many_pids = false, untimed = false;
 	char name[1024];
 
@@ -65,6 +69,7 @@ speedscope_write(const struct profile *p, FILE *f)
 		size_t t;
 
 		timed[s->stack]++;
+		timed_w[s->stack] += profile_sample_weight(p, s);
 		for (t = 0; t < nthr; t++)
 			if (thr[t].pid == s->pid && thr[t].tid == s->tid)
 				break;
@@ -149,7 +154,8 @@ speedscope_write(const struct profile *p, FILE *f)
 		for (size_t i = thr[t].first; i < p->nsamples; i++)
 			if (p->samples[i].pid == thr[t].pid &&
 			    p->samples[i].tid == thr[t].tid)
-				json_uint(&j, period);
+				json_uint(&j, profile_sample_weight(
+						      p, &p->samples[i]));
 		json_array_end(&j);
 		json_object_end(&j);
 	}
@@ -175,10 +181,13 @@ speedscope_write(const struct profile *p, FILE *f)
 		json_key(&j, "weights");
 		json_array_begin(&j);
 		for (size_t s = 0; s < p->nstacks; s++) {
+			uint64_t w = profile_stack_weight(p, &p->stacks[s]);
+
 			if (p->stacks[s].count <= timed[s])
 				continue;
-			json_uint(&j, (p->stacks[s].count - timed[s]) * period);
-			total += (p->stacks[s].count - timed[s]) * period;
+			w = w > timed_w[s] ? w - timed_w[s] : 0;
+			json_uint(&j, w);
+			total += w;
 		}
 		json_array_end(&j);
 		json_key(&j, "endValue");
@@ -190,6 +199,7 @@ speedscope_write(const struct profile *p, FILE *f)
 	json_newline(&j);
 	free(thr);
 	free(timed);
+	free(timed_w);
 	if (ferror(f)) {
 		errno = errno ? errno : EIO;
 		return -1;

@@ -146,6 +146,9 @@ header(const struct profile *p, uint64_t total, FILE *f)
 		pct(p->stats.failed, total + p->stats.failed));
 	fprintf(f, "  GC: %llu (%.2f%%)\n", (unsigned long long)gc,
 		pct(gc, total));
+	if (p->meta.weighted)
+		fprintf(f, "  Time: %.3f s (what the samples stand for)\n",
+			profile_weight_total(p) / 1e9);
 	fputs("==================================\n", f);
 }
 

@@ -81,8 +81,10 @@ record_native(struct sampler *s, pid_t tid, struct thread_priv *tp,
 		}
 		frames[d++] = *id;
 	}
-	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid, tid,
-			   PROFILE_STATE_UNKNOWN, frames, d);
+	profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid, tid,
+			     PROFILE_STATE_UNKNOWN,
+			     sample_weight(s, sample_own_thread(s, tid)),
+			     frames, d);
 }
 
 /* Keeps the stack of the blocking call sc for the next ticks, when the

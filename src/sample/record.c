@@ -182,6 +182,34 @@ sample_on_cpu(struct sampler *s, struct target_thread *th, bool running)
 	return running && now - tp->cpu_moved_ns <= CPU_STALE_NS;
 }
 
+/* cpu mode charges each sample with the thread's CPU time since its
+ * last sample (read by sample_on_cpu() this tick), so time the thread
+ * ran between two samples, and a tick that came late, still count, and
+ * a thread's samples add up to its CPU time. The first sample of a
+ * thread, and a thread whose CPU time cannot be read, weigh the tick's
+ * interval as in wall mode. */
+uint64_t
+sample_weight(struct sampler *s, struct target_thread *th)
+{
+	struct thread_priv *tp;
+	uint64_t w;
+
+	if (!s->opt.cpu || !th)
+		return s->tick_weight_ns;
+	tp = sample_priv(th);
+	if (!tp->cpu_known)
+		return s->tick_weight_ns;
+	if (!tp->charged_known) {
+		tp->charged_known = true;
+		tp->charged_ns = tp->cpu_ns;
+		return s->tick_weight_ns;
+	}
+	/* schedstat never goes back; if it did, weigh nothing. */
+	w = tp->cpu_ns > tp->charged_ns ? tp->cpu_ns - tp->charged_ns : 0;
+	tp->charged_ns = tp->cpu_ns;
+	return w > MAX_WEIGHT_NS ? MAX_WEIGHT_NS : w;
+}
+
 /* 'WHAT ID "NAME"' ('thread TID "NAME"', 'process PID "CMD"') with '"'
  * and '\' escaped by a backslash and ';' as \x3b. */
 static void
@@ -391,6 +419,8 @@ sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 			&(struct profile_frame_desc){
 				.kind = PROFILE_FRAME_STATE, .name = state[i],
 			});
-	profile_add_sample(s->prof, now_ns() - s->start_ns, s->pid,
-			   st->tid, pstate, frames, d);
+	profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid,
+			     st->tid, pstate,
+			     sample_weight(s, sample_own_thread(s, st->tid)),
+			     frames, d);
 }

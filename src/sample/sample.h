@@ -33,6 +33,9 @@
  * a CPU, whatever its kernel state (longer than the kernel's accounting
  * tick, so a running thread's time has moved within it). */
 #define CPU_STALE_NS (12ull * 1000000ull)
+/* The most one sample may stand for: a bound on garbage (a clock step, a
+ * counter that went back), far above any real tick's lateness. */
+#define MAX_WEIGHT_NS (10ull * 1000000000ull)
 
 /* A thread's state kept across ticks (th->priv). */
 struct thread_priv {
@@ -52,6 +55,9 @@ struct thread_priv {
 	/* cpu mode: the thread's CPU time and when it last moved */
 	bool cpu_known;
 	uint64_t cpu_ns, cpu_moved_ns;
+	/* cpu mode: the CPU time the thread's samples have accounted for */
+	bool charged_known;
+	uint64_t charged_ns;
 };
 
 /* ---- the ticks: one per sampler mode ---------------------------------- */
@@ -88,6 +94,9 @@ struct target_thread *sample_own_thread(struct sampler *s, pid_t tid);
 bool sample_stray_stack(struct sampler *s, const struct ruby_stack *st);
 /** cpu mode: whether th is on a CPU (running: the kernel says so). */
 bool sample_on_cpu(struct sampler *s, struct target_thread *th, bool running);
+/** The time a sample of th taken now stands for: the tick's interval
+ * (wall), th's CPU time since its last sample (cpu mode). */
+uint64_t sample_weight(struct sampler *s, struct target_thread *th);
 /** Sets s->proc_root_id, 'process PID "CMD"' (--subprocesses). */
 void sample_process_root(struct sampler *s);
 /** Sets tp->root_id, a native thread's 'thread TID "NAME"'. */

@@ -7,10 +7,11 @@
 # and a sleeping main) writes every format at once (-o repeated), and
 #   - stackprof --text prints the samples we counted,
 #   - callgrind_annotate reads the callgrind file, same total,
-#   - go tool pprof -top reads the pprof file, same total in samples and
-#     in nanoseconds (samples x period),
+#   - go tool pprof -top reads the pprof file, same total in samples,
+#     and in time the time the samples stand for (their weights, as the
+#     run's summary line gives it, never less than samples x period),
 #   - the speedscope JSON is valid against the schema the speedscope npm
-#     package ships, and holds as many samples,
+#     package ships, holds as many samples, and the same time,
 #   - SamplingProf's self counts add up to the same total.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -45,15 +46,24 @@ say "callgrind_annotate: PROGRAM TOTALS $got"
 got=$(pprof_total "$T/p.pb.gz" samples)
 [ "$got" = "$n" ] || fail "go tool pprof -top: $got samples, want $n"
 ms=$(pprof_total "$T/p.pb.gz" wall -unit=ms)
-# 200 Hz: 5 ms a sample.
-want=$((n * 5))ms
-[ "$ms" = "$want" ] || fail "go tool pprof -top: wall total $ms, want $want"
-say "go tool pprof -top: $got samples, $ms wall"
+# The samples' time, from the summary line ("samples weigh S s of thread
+# time"); at 200 Hz a sample stands for 5 ms or more (a late tick more).
+weigh=$(sed -n 's/.*; samples weigh \([0-9.]*\) s of thread time;.*/\1/p' \
+	"$T/run.err")
+[ -n "$weigh" ] || fail "no samples' time in the summary: $(tail -n 1 "$T/run.err")"
+perl -e 'my ($ms, $s, $n) = @ARGV; $ms =~ s/ms$//;
+	exit !(abs($ms - 1000 * $s) <= 1 && $ms >= 5 * $n - 1)' \
+	"$ms" "$weigh" "$n" ||
+	fail "go tool pprof -top: wall total $ms, want the samples' $weigh s (at least $((n * 5)) ms)"
+say "go tool pprof -top: $got samples, $ms wall (the samples weigh $weigh s)"
 grep -q 'Crew#alpha' "$T/pprof.out" || fail "pprof: no Crew#alpha in -top"
 
 validate_speedscope "$T/p.speedscope.json"
-got=$(speedscope_samples "$T/p.speedscope.json" 5000000)
+got=$(speedscope_count "$T/p.speedscope.json")
 [ "$got" = "$n" ] || fail "speedscope: $got samples, want $n"
+ms=$(speedscope_samples "$T/p.speedscope.json" 1000000)
+perl -e 'exit !(abs($ARGV[0] - 1000 * $ARGV[1]) <= 1)' "$ms" "$weigh" ||
+	fail "speedscope: weights add up to $ms ms, want the samples' $weigh s"
 nprof=$(node -e 'console.log(JSON.parse(require("fs").readFileSync(process.argv[1])).profiles.length)' \
 	"$T/p.speedscope.json")
 [ "$nprof" -ge 6 ] || fail "speedscope: $nprof profiles, want one per thread (6)"

@@ -63,6 +63,17 @@ speedscope_samples() {
 	' "$1" "$2"
 }
 
+# speedscope_count FILE: the samples in all its profiles, counted (their
+# weights are the time each stands for).
+speedscope_count() {
+	node -e '
+		const p = JSON.parse(require("fs").readFileSync(process.argv[1]));
+		let n = 0;
+		for (const q of p.profiles) n += q.samples.length;
+		console.log(n);
+	' "$1"
+}
+
 # stackprof_total FILE: "Samples: N" of stackprof --text.
 stackprof_total() {
 	stackprof --text "$1" >"$T/stackprof.out" 2>"$T/stackprof.err" ||

@@ -250,6 +250,7 @@ START_TEST(test_markdown)
 	struct diff_markdown m = {
 		.verdict = DIFF_FAIL, .base_name = "b_1.txt",
 		.new_name = "n.txt", .fail_above = 5, .limit = 2,
+		.fail_total_above = -1,
 	};
 	uint32_t f[2];
 	char *out = NULL;
@@ -277,6 +278,8 @@ START_TEST(test_markdown)
 		"### rbflame diff: FAIL\n"
 		"\n"
 		"- base b\\_1.txt: 100 samples; new n.txt: 100 samples\n"
+		"- compared: shares of samples (a profile has no time "
+		"weights: collapsed stacks, or a recording without them)\n"
 		"- fails when a function's total share grows by more than 5 "
 		"points, significantly at 99%\n"
 		"\n"
@@ -378,6 +381,134 @@ START_TEST(test_runs)
 }
 END_TEST
 
+/*
+ * One complete, weighted cpu-mode run of main -> a and main -> b, each
+ * sample 10 ms: a_ms and b_ms of CPU time; complete false makes it an
+ * attach's (shares).
+ */
+static struct profile *
+timed_run(unsigned a_ms, unsigned b_ms, bool complete)
+{
+	struct profile *p = profile_create();
+	uint32_t f[2];
+	uint64_t t = 0;
+
+	p->meta.weighted = true;
+	p->meta.complete = complete;
+	p->meta.mode = strdup("cpu");
+	f[0] = profile_frame_make(p, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_RUBY, .name = "main", .file = "/x.rb",
+		.line = 1 });
+	f[1] = profile_frame_make(p, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_RUBY, .name = "a", .file = "/x.rb",
+		.line = 2 });
+	for (unsigned i = 0; i < a_ms / 10; i++, t += 10000000)
+		profile_add_weighted(p, t, 1, 1, PROFILE_STATE_RUNNING,
+				     10000000, f, 2);
+	f[1] = profile_frame_make(p, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_RUBY, .name = "b", .file = "/x.rb",
+		.line = 3 });
+	for (unsigned i = 0; i < b_ms / 10; i++, t += 10000000)
+		profile_add_weighted(p, t, 1, 1, PROFILE_STATE_RUNNING,
+				     10000000, f, 2);
+	return p;
+}
+
+/*
+ * Time mode: complete weighted runs compare each function's time. a 5x
+ * faster passes (b did the same work, though its share grew from 50% to
+ * 83%, which shares fail); a 2x slower fails, named alone (main, its
+ * caller, grew only through it), by +50% of the base's total; the total
+ * gate fails above 50%; an attach among the runs falls back to shares;
+ * everything slower alike fails only the total.
+ */
+START_TEST(test_time)
+{
+	struct profile *b[3] = { timed_run(1000, 1000, true),
+				 timed_run(1020, 990, true),
+				 timed_run(980, 1010, true) };
+	struct profile *fast[3] = { timed_run(200, 1000, true),
+				    timed_run(210, 1010, true),
+				    timed_run(190, 990, true) };
+	struct profile *slow[3] = { timed_run(2000, 1000, true),
+				    timed_run(2030, 990, true),
+				    timed_run(1990, 1010, true) };
+	struct profile *uniform[3] = { timed_run(1150, 1150, true),
+				       timed_run(1170, 1140, true),
+				       timed_run(1130, 1160, true) };
+	struct profile *attach[3] = { timed_run(200, 1000, false),
+				      timed_run(210, 1010, true),
+				      timed_run(190, 990, true) };
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)fast, 3, NULL, 5, &r);
+	ck_assert(r.time);
+	ck_assert(r.cpu);
+	ck_assert(fabs(r.tot_mean[DIFF_BASE] - 2.0) < 1e-9);
+	ck_assert(fabs(r.tot_mean[DIFF_NEW] - 1.2) < 1e-9);
+	w = row(&r, "b (/x.rb)");
+	ck_assert(fabs(w->tmean[DIFF_NEW] - 1.0) < 1e-9);
+	ck_assert(fabs(w->total_delta) < 1e-9);
+	for (size_t i = 0; i < r.nrows; i++)
+		ck_assert_msg(!diff_row_fails(&r.rows[i], 5), "%s fails",
+			      r.rows[i].name);
+	ck_assert(!diff_total_fails(&r, 5));
+	diff_result_fini(&r);
+
+	/* The same runs as an attach's: shares, and b's growth fails. */
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)attach, 3, NULL, 5,
+			  &r);
+	ck_assert(!r.time);
+	ck_assert_ptr_nonnull(strstr(r.why_shares, "run to its end"));
+	ck_assert(diff_row_fails(row(&r, "b (/x.rb)"), 5));
+	diff_result_fini(&r);
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)slow, 3, NULL, 5, &r);
+	ck_assert(r.time);
+	w = row(&r, "a (/x.rb)");
+	ck_assert(fabs(w->tmean[DIFF_BASE] - 1.0) < 1e-9);
+	ck_assert(fabs(w->tmean[DIFF_NEW] - 2.0066666666666) < 1e-6);
+	ck_assert(fabs(w->total_delta - 50.333333) < 1e-3);
+	ck_assert(diff_row_fails(w, 5));
+	ck_assert(!diff_row_fails(w, 60));
+	w = row(&r, "main (/x.rb)");
+	ck_assert(w->total_delta > 5);
+	ck_assert_str_eq(w->explained, "a (/x.rb)");
+	ck_assert(!diff_row_fails(w, 5));
+	ck_assert(!diff_row_fails(row(&r, "b (/x.rb)"), 5));
+	ck_assert(fabs(r.tot_delta - 50.333333) < 1e-3);
+	ck_assert(diff_total_fails(&r, 5));
+	ck_assert(!diff_total_fails(&r, 60));
+	diff_result_fini(&r);
+
+	/* Everything 15% slower, a loaded machine's doing: a and b grew by
+	 * 7.5% of the total each, as much as the rest of the run: neither
+	 * fails; the total does. */
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)uniform, 3, NULL, 5,
+			  &r);
+	w = row(&r, "a (/x.rb)");
+	ck_assert(w->total_delta > 7);
+	ck_assert(fabs(w->excess) < 1);
+	for (size_t i = 0; i < r.nrows; i++)
+		ck_assert_msg(!diff_row_fails(&r.rows[i], 5), "%s fails",
+			      r.rows[i].name);
+	ck_assert(diff_total_fails(&r, 5));
+	diff_result_fini(&r);
+	for (int i = 0; i < 3; i++) {
+		profile_destroy(b[i]);
+		profile_destroy(fast[i]);
+		profile_destroy(slow[i]);
+		profile_destroy(attach[i]);
+		profile_destroy(uniform[i]);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -394,6 +525,7 @@ main(void)
 	tcase_add_test(tc, test_markdown);
 	tcase_add_test(tc, test_t_dist);
 	tcase_add_test(tc, test_runs);
+	tcase_add_test(tc, test_time);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -5,7 +5,9 @@
  * round trip (every writer gives the same bytes from the profile read
  * back as from the original); deterministic gzip; and damaged recordings
  * (truncated, flipped bytes, wrong version) give errors, never crashes;
- * a version 1 recording still loads; the number of states is read.
+ * a version 1 recording still loads; the number of states is read;
+ * version 3's time weights and complete flag survive the round trip, and
+ * a version 2 recording loads without them.
  */
 #include "config.h"
 
@@ -78,6 +80,47 @@ START_TEST(test_round_trip)
 	profile_destroy(p);
 	p = profile_create();
 	round_trip(p);
+	profile_destroy(p);
+}
+END_TEST
+
+/*
+ * Weights (version 3): a weighted, complete profile whose samples weigh
+ * 1, 2, 3... ms and whose untimed samples weigh 7 ms more reads back with
+ * every weight, the flags, and the same output from every writer.
+ */
+START_TEST(test_weights)
+{
+	struct profile *p = fixture_hostile();
+	struct profile *q = profile_create();
+	size_t len;
+	char *raw, err[256];
+
+	p->meta.weighted = true;
+	p->meta.complete = true;
+	for (size_t i = 0; i < p->nsamples; i++) {
+		p->samples[i].weight_ns = (i + 1) * 1000000;
+		p->stacks[p->samples[i].stack].weight_ns += (i + 1) * 1000000;
+	}
+	for (size_t s = 0; s < p->nstacks; s++)
+		p->stacks[s].weight_ns += 7000000;
+	round_trip(p);
+	raw = fixture_write(&output_raw, p, &len);
+	ck_assert_msg(profile_load_buffer(q, raw, len, err, sizeof(err)) ==
+			      LOAD_RAW,
+		      "%s", err);
+	ck_assert(q->meta.weighted);
+	ck_assert(q->meta.complete);
+	ck_assert_uint_gt(q->nsamples, 1);
+	ck_assert_uint_eq(q->nsamples, p->nsamples);
+	for (size_t i = 0; i < q->nsamples; i++)
+		ck_assert_uint_eq(q->samples[i].weight_ns, (i + 1) * 1000000);
+	for (size_t s = 0; s < q->nstacks; s++)
+		ck_assert_uint_eq(q->stacks[s].weight_ns,
+				  p->stacks[s].weight_ns);
+	ck_assert_uint_eq(profile_weight_total(q), profile_weight_total(p));
+	free(raw);
+	profile_destroy(q);
 	profile_destroy(p);
 }
 END_TEST
@@ -156,7 +199,7 @@ START_TEST(test_damaged)
 						     sizeof(err)),
 				 -1);
 		ck_assert_ptr_nonnull(strstr(err, "version 0"));
-		ck_assert_ptr_nonnull(strstr(err, "versions 1 to 2"));
+		ck_assert_ptr_nonnull(strstr(err, "versions 1 to 3"));
 		profile_destroy(q);
 	}
 	free(plain);
@@ -343,6 +386,10 @@ START_TEST(test_state_count)
 	ck_assert_msg(profile_load_buffer(q, r.b, r.len, err, sizeof(err)) ==
 			      LOAD_RAW,
 		      "%s", err);
+	/* Version 2: no weights, so a sample stands for one period. */
+	ck_assert(!q->meta.weighted);
+	ck_assert(!q->meta.complete);
+	ck_assert_uint_eq(profile_weight_total(q), profile_period_ns(q));
 	ck_assert_uint_eq(q->stats.per_state[1], 2);
 	ck_assert_uint_eq(q->stats.per_state[2], 0);
 	profile_destroy(q);
@@ -375,6 +422,7 @@ main(void)
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_damaged);
 	tcase_add_test(tc, test_version_1);
+	tcase_add_test(tc, test_weights);
 	tcase_add_test(tc, test_state_count);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -2,58 +2,132 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 The rbflame authors
 #
-# rbflame diff across two checkouts, as doc/ci-gate.md's recipe runs it:
-# tests/views/fixtures/checkout copied to base/, new/ and slow/ (where
-# Shop#tax does twice the work), its benchmark profiled three times each
-# in launch mode to completion from new/ (../base/bench/... and
-# bench/...). The files differ only by their directory: diff finds the
-# two roots and says so (it failed with every frame "0.0% -> N%"); one
-# profile under the other checkout's paths matches with no change at
-# all; --root gives the roots too. Three runs a side of the same code
-# pass; Shop#tax twice as slow fails, one run a side and three, named by
-# its path in the checkout. Profiles of another program and too few
-# samples exit 2 with one line. --markdown writes the verdict for a CI
-# summary.
+# The CI gate as doc/ci-gate.md says to use it: its recipe, taken from
+# the document and run verbatim (through a PATH where rbflame and ruby
+# are the ones under test), in a clone of a git repository holding the
+# small benchmark tests/views/fixtures/checkout, the base in a git
+# worktree of origin/main. Three times, each in a fresh clone:
+#  - same: the change changes nothing: exit 0, PASS, time compared, the
+#    two roots detected (the files differ only by their directory);
+#  - fast: Shop#tax does a fifth of the work: exit 0, PASS (its callers'
+#    shares grew, their time did not);
+#  - slow: Shop#tax does twice the work: exit 1, FAIL naming Shop#tax (or
+#    its block) with its seconds and spread, and nothing else.
+# Then, on those recordings: one profile under the other checkout's
+# paths matches with no change (collapsed: shares); --root; the one-run
+# diff of a slower Shop#tax; --fail-total-above; the Markdown summary;
+# profiles of another program and too few samples exit 2 with one line.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-views.sh"
 
 require_ruby
+require_cmd git
 T=$(cd "$T" && pwd -P)	# the paths Ruby records are resolved
 
-for co in base new slow; do
-	cp -r "$VFIX/checkout" "$T/$co" || fail "cp -r checkout $co"
-done
-sed -i 's/TAX_WORK = 4_000/TAX_WORK = 8_000/' "$T/slow/lib/shop.rb"
-grep -q 'TAX_WORK = 8_000' "$T/slow/lib/shop.rb" || fail "sed of slow/"
-cd "$T/new" || fail "cd new"
+# The recipe: doc/ci-gate.md's code block that starts with the workflow
+# comment, to its end.
+recipe=$(awk '/^    # \.github\/workflows\/perf\.yml/ { on = 1 }
+	on && !/^    / { exit }
+	on { print substr($0, 5) }' "$top_srcdir/doc/ci-gate.md")
+grep -q '^git worktree add \.\./base origin/main$' <<<"$recipe" &&
+	grep -q '^rbflame diff --fail-above 5 ' <<<"$recipe" ||
+	fail "no recipe in doc/ci-gate.md: $recipe"
 
-# Three runs of each checkout; the first is the one of the one-run
-# diffs.
-for i in 1 2 3; do
-	for co in base new slow; do
-		script=../$co/bench/checkout.rb
-		[ "$co" = new ] && script=bench/checkout.rb
-		run_rbflame "$co$i" 120 -q --mode cpu -r 499 \
-			-o "$T/$co$i.rbflame" -o "$T/$co$i.folded" -- \
-			"$RUBY" "$script"
-		expect_rc 0 "rbflame -o $co$i.rbflame -- ruby $script"
-	done
-done
-for co in base new slow; do
-	ln -s "$co"1.rbflame "$T/$co.rbflame"
-	ln -s "$co"1.folded "$T/$co.folded"
+# rbflame and ruby as the recipe calls them; the diff's exit status kept.
+mkdir -p "$T/bin"
+cat >"$T/bin/rbflame" <<SH
+#!/bin/bash
+"$RBFLAME" "\$@"
+rc=\$?
+[ "\$1" = diff ] && echo \$rc >"\$RECIPE_RC"
+exit \$rc
+SH
+chmod +x "$T/bin/rbflame"
+ln -s "$(command -v "$RUBY")" "$T/bin/ruby"
+
+# origin: the benchmark on main.
+git init -q -b main "$T/work" || fail "git init"
+cp -r "$VFIX/checkout/." "$T/work/" || fail "cp checkout"
+git -C "$T/work" add . &&
+	git -C "$T/work" -c user.name=t -c user.email=t@example.com \
+		commit -q -m bench || fail "git commit"
+git clone -q --bare "$T/work" "$T/origin.git" || fail "git clone --bare"
+
+# recipe NAME TAX_WORK: a clone in NAME/src with Shop#tax's work set, the
+# recipe run there; NAME.out its output, NAME.rc the diff's status.
+recipe() {
+	local name=$1 work=$2
+	mkdir "$T/$name"
+	git clone -q "$T/origin.git" "$T/$name/src" || fail "git clone ($name)"
+	sed -i "s/TAX_WORK = 4_000/TAX_WORK = $work/" "$T/$name/src/lib/shop.rb"
+	grep -q "TAX_WORK = $work" "$T/$name/src/lib/shop.rb" ||
+		fail "sed of $name/src/lib/shop.rb"
+	rm -f "$T/$name.rc"
+	(cd "$T/$name/src" && PATH=$T/bin:$PATH RECIPE_RC=$T/$name.rc \
+		GITHUB_STEP_SUMMARY=$T/$name.summary timeout -k 5 600 \
+		bash -c "$recipe") >"$T/$name.out" 2>"$T/$name.err" </dev/null
+	[ -s "$T/$name.rc" ] ||
+		fail "the recipe ($name) ran no diff: $(tail -n 5 "$T/$name.err")"
+	RC=$(cat "$T/$name.rc")
+	cat "$T/$name.out"
+	grep -qxF "roots: base $T/$name/base, new $T/$name/src (detected: 2 files differ only by them; --root sets them)" \
+		"$T/$name.out" || fail "$name: no roots line"
+	grep -qx "compared: time (each function's on-CPU seconds, every recording a command run to its end)" \
+		"$T/$name.out" || fail "$name: time not compared"
+	grep -qE '^total: [0-9.]+ s -> [0-9.]+ s on CPU \([-+][0-9.]+%; spread [0-9.]+, [0-9.]+ s over 3, 3 runs\)$' \
+		"$T/$name.out" || fail "$name: no total line"
+	grep -qE '^ +[0-9]+\.[0-9]{3} +[0-9]+\.[0-9]{3} +[-+][0-9.]+%.* Shop#tax \(lib/shop\.rb\)$' \
+		"$T/$name.out" || fail "$name: Shop#tax (lib/shop.rb) not in the table"
+	[ -s "$T/$name.summary" ] || fail "$name: nothing in the job summary"
+	[ -s "$T/$name/src/perf-diff.svg" ] || fail "$name: no perf-diff.svg"
+}
+
+recipe same 4_000
+[ "$RC" = 0 ] || fail "the recipe on the same code: exit $RC, want 0"
+grep -q '^PASS: ' "$T/same.out" || fail "same: no PASS line"
+head -n 1 "$T/same.summary" | grep -qx '### rbflame diff: PASS' ||
+	fail "same: no PASS heading in the job summary"
+say "the recipe, same code: PASS"
+
+recipe fast 800
+[ "$RC" = 0 ] || fail "the recipe, Shop#tax 5x faster: exit $RC, want 0"
+grep -q '^PASS: ' "$T/fast.out" || fail "fast: no PASS line"
+perl -ne 'BEGIN { $r = 1 }
+	$r = !($2 < $1 / 2) if /^ +([0-9.]+) +([0-9.]+) +[-+][0-9.]+%.* Shop#tax \(lib\/shop\.rb\)$/;
+	END { $? = $r }' \
+	"$T/fast.out" || fail "fast: Shop#tax's time did not fall"
+say "the recipe, Shop#tax 5x faster: PASS"
+
+recipe slow 8_000
+[ "$RC" = 1 ] || fail "the recipe, Shop#tax twice as slow: exit $RC, want 1"
+grep -qE '^FAIL: (block in )?Shop#tax \(lib/shop\.rb\): on-CPU time [0-9.]+ s -> [0-9.]+ s \(\+[0-9.]+ s, \+[0-9.]+% of the base.s [0-9.]+ s, above 5%; spread [0-9.]+, [0-9.]+ s over 3, 3 runs; t = ' \
+	"$T/slow.out" || fail "slow: the FAIL line does not name Shop#tax"
+! grep -E '^FAIL: ' "$T/slow.out" | grep -qv 'Shop#tax' ||
+	fail "slow: more than Shop#tax failed"
+head -n 1 "$T/slow.summary" | grep -qx '### rbflame diff: FAIL' ||
+	fail "slow: no FAIL heading in the job summary"
+grep -qE '^\| \*\*FAIL\*\* (block in )?Shop\\#tax \(lib/shop\.rb\) \| [0-9.]+ \| [0-9.]+ \| \+[0-9.]+%\\\* \|' \
+	"$T/slow.summary" || fail "slow: no FAIL row for Shop#tax in the summary"
+say "the recipe, Shop#tax twice as slow: FAIL naming it"
+
+S=$T/same/src F=$T/fast/src L=$T/slow/src
+for f in "$S"/base1 "$S"/new1; do
+	"$RBFLAME" report -i "$f.rbflame" -o "$f.folded" || fail "report $f"
 done
 
 # The same data under the other checkout's paths: roots detected, every
-# function matched, no change at all (exact, whatever the machine's load).
-sed "s|$T/base/|$T/new/|g" "$T/base.folded" >"$T/moved.folded"
+# function matched, no change at all (exact, whatever the machine's
+# load). Collapsed stacks have no time: shares, and the line says why.
+sed "s|$T/same/base/|$T/same/src/|g" "$S/base1.folded" >"$T/moved.folded"
 RC=0
-"$RBFLAME" diff --fail-above 5 --limit 1000 "$T/base.folded" \
+"$RBFLAME" diff --fail-above 5 --limit 1000 "$S/base1.folded" \
 	"$T/moved.folded" >"$T/moved.out" 2>"$T/moved.err" || RC=$?
 [ "$RC" = 0 ] || fail "diff of one profile under two checkouts' paths: exit $RC, want 0"
-grep -qxF "roots: base $T/base, new $T/new (detected: 2 files differ only by them; --root sets them)" \
+grep -qxF "roots: base $T/same/base, new $T/same/src (detected: 2 files differ only by them; --root sets them)" \
 	"$T/moved.out" || fail "no roots line (moved)"
+grep -qx 'compared: shares of samples (a profile has no time weights: collapsed stacks, or a recording without them)' \
+	"$T/moved.out" || fail "collapsed stacks: shares not said"
 grep -qE '^ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+.* Shop#tax \(lib/shop\.rb\)$' \
 	"$T/moved.out" || fail "Shop#tax (lib/shop.rb) not in the table (moved)"
 ! grep -E '^ +[0-9.]+ +[0-9.]+ ' "$T/moved.out" |
@@ -61,74 +135,46 @@ grep -qE '^ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+.* Shop#tax \(lib/shop\.rb\)$' \
 	fail "one profile under two checkouts' paths: a change"
 say "one profile under two checkouts' paths: every change 0.0, PASS"
 
-# The same code run in two checkouts, one run each: the roots, the
-# table and a verdict (0 on a quiet machine; on a loaded one a run's
-# noise can exceed 5 points, which the three-run recipe below is for).
-for ext in rbflame folded; do
-	RC=0
-	"$RBFLAME" diff --fail-above 5 --limit 1000 "$T/base.$ext" "$T/new.$ext" \
-		>"$T/same.$ext.out" 2>"$T/same.$ext.err" || RC=$?
-	cat "$T/same.$ext.out"
-	[ "$RC" = 0 ] || [ "$RC" = 1 ] ||
-		fail "diff of one program in two checkouts ($ext): exit $RC"
-	grep -qxF "roots: base $T/base, new $T/new (detected: 2 files differ only by them; --root sets them)" \
-		"$T/same.$ext.out" || fail "no roots line ($ext)"
-	grep -qE '^(PASS|FAIL): ' "$T/same.$ext.out" || fail "no verdict ($ext)"
-	grep -qE '^ +[1-9][0-9.]* +[1-9][0-9.]* +[-+][0-9.]+.* Shop#tax \(lib/shop\.rb\)$' \
-		"$T/same.$ext.out" || fail "Shop#tax (lib/shop.rb) not on both sides ($ext)"
-	say "two checkouts of the same code, one run each ($ext): exit $RC"
-done
-
-# Given, in either order with the profiles.
+# Given, in any order with the profiles before the '--'.
 RC=0
-"$RBFLAME" diff "$T/base.rbflame" --root "$T/base/" ../new --fail-above 5 \
-	"$T/new.rbflame" >"$T/given.out" 2>"$T/given.err" || RC=$?
+"$RBFLAME" diff "$S"/base1.rbflame --root "$T/same/base/" "$S" \
+	"$S"/base[23].rbflame --fail-above 5 -- "$S"/new[123].rbflame \
+	>"$T/given.out" 2>"$T/given.err" || RC=$?
 [ "$RC" = 0 ] || fail "diff --root BASE_DIR NEW_DIR: exit $RC, want 0"
-grep -qxF "roots: base $T/base, new $T/new (--root)" "$T/given.out" ||
-	fail "no --root line: $(head -n 1 "$T/given.out")"
+grep -qxF "roots: base $T/same/base, new $T/same/src (--root)" \
+	"$T/given.out" || fail "no --root line: $(head -n 1 "$T/given.out")"
 say "--root BASE_DIR NEW_DIR: PASS"
 
-# A real slowdown in the other checkout still fails, by its relative path.
+# One run a side: a slower Shop#tax still fails, by its relative path.
 RC=0
-"$RBFLAME" diff --fail-above 5 --markdown "$T/slow.md" "$T/base.rbflame" \
-	"$T/slow.rbflame" >"$T/slow.out" 2>"$T/slow.err" || RC=$?
-cat "$T/slow.out"
-[ "$RC" = 1 ] || fail "diff against Shop#tax twice as slow: exit $RC, want 1"
-grep -qE '^FAIL: (block in )?Shop#tax \(lib/shop\.rb\): total share' \
-	"$T/slow.out" || fail "the FAIL line does not name Shop#tax (lib/shop.rb)"
-! grep -E '^FAIL: ' "$T/slow.out" | grep -qv 'Shop#tax' ||
-	fail "more than Shop#tax failed"
-head -n 1 "$T/slow.md" | grep -qx '### rbflame diff: FAIL' ||
-	fail "slow.md: no FAIL heading"
-grep -qE '^\| \*\*FAIL\*\* (block in )?Shop\\#tax \(lib/shop\.rb\) \| [0-9.]+% \| [0-9.]+% \| \+[0-9.]+\\\* \|' \
-	"$T/slow.md" || fail "slow.md: no FAIL row for Shop#tax"
-say "Shop#tax twice as slow: FAIL naming it, in slow.md too"
+"$RBFLAME" diff --fail-above 5 "$L/base1.rbflame" "$L/new1.rbflame" \
+	>"$T/one.out" 2>"$T/one.err" || RC=$?
+[ "$RC" = 1 ] || fail "one run a side, Shop#tax twice as slow: exit $RC, want 1"
+grep -qE '^FAIL: (block in )?Shop#tax \(lib/shop\.rb\): on-CPU time .* spread 0\.000, 0\.000 s over 1, 1 runs' \
+	"$T/one.out" || fail "one run a side: the FAIL line does not name Shop#tax"
+say "one run a side, Shop#tax twice as slow: FAIL naming it"
 
-# The recipe with three runs a side: the run-to-run spread decides.
+# --fail-total-above: Shop#tax 5x faster as the base, 2x slower as the
+# change: the total grew by some 50%, far more than 5% (one run a side:
+# the threshold decides); the other way round it fell.
 RC=0
-"$RBFLAME" diff --fail-above 5 --limit 1000 "$T"/base[123].rbflame -- \
-	"$T"/new[123].rbflame >"$T/runs.out" 2>"$T/runs.err" || RC=$?
-[ "$RC" = 0 ] || fail "diff of 3 + 3 runs of the same code: exit $RC, want 0"
-grep -q '^runs: base 3, new 3: ' "$T/runs.out" || fail "no runs line"
-grep -q '^PASS: ' "$T/runs.out" || fail "3 + 3 runs: no PASS line"
+"$RBFLAME" diff --fail-total-above 5 "$F/new1.rbflame" "$L/new1.rbflame" \
+	>"$T/total.out" 2>"$T/total.err" || RC=$?
+[ "$RC" = 1 ] || fail "--fail-total-above 5, total grown: exit $RC, want 1"
+grep -qE '^FAIL: total time: [0-9.]+ s -> [0-9.]+ s \(\+[0-9.]+%, above 5%' \
+	"$T/total.out" || fail "no FAIL: total time line: $(tail -n 2 "$T/total.out")"
 RC=0
-"$RBFLAME" diff --fail-above 5 "$T"/base[123].rbflame -- \
-	"$T"/slow[123].rbflame >"$T/runs-slow.out" 2>&1 || RC=$?
-cat "$T/runs-slow.out"
-[ "$RC" = 1 ] || fail "3 + 3 runs, Shop#tax twice as slow: exit $RC, want 1"
-grep -qE '^FAIL: (block in )?Shop#tax \(lib/shop\.rb\): mean total share .* spread [0-9.]+, [0-9.]+ points over 3, 3 runs; t = ' \
-	"$T/runs-slow.out" || fail "3 + 3 runs: the FAIL line does not name Shop#tax"
-! grep -E '^FAIL: ' "$T/runs-slow.out" | grep -qv 'Shop#tax' ||
-	fail "3 + 3 runs: more than Shop#tax failed"
-say "3 + 3 runs: the same code passes, Shop#tax twice as slow fails"
-
-# The same code: a PASS heading.
-RC=0
-"$RBFLAME" diff --fail-above 5 --markdown "$T/same.md" "$T/base.rbflame" \
-	"$T/new.rbflame" >/dev/null 2>&1 || RC=$?
-[ "$RC" = 0 ] || fail "diff --markdown of the same code: exit $RC, want 0"
-head -n 1 "$T/same.md" | grep -qx '### rbflame diff: PASS' ||
-	fail "same.md: no PASS heading"
+"$RBFLAME" diff --fail-total-above 5 "$L/new1.rbflame" "$F/new1.rbflame" \
+	>"$T/total2.out" 2>"$T/total2.err" || RC=$?
+[ "$RC" = 0 ] || fail "--fail-total-above 5, total fallen: exit $RC, want 0"
+grep -qE '^PASS: total time -[0-9.]+%, within 5%$' "$T/total2.out" ||
+	fail "no PASS total line: $(tail -n 1 "$T/total2.out")"
+# Collapsed stacks have no total time: no verdict.
+run_rbflame totalc 30 diff --fail-total-above 5 "$S/base1.folded" \
+	"$S/new1.folded"
+expect_rc 2 "--fail-total-above on collapsed stacks"
+assert_error_line "$T/totalc.err" "--fail-total-above on collapsed stacks"
+say "--fail-total-above: FAIL when the total grew, PASS when it fell"
 
 # Another program: exit 2, one line.
 cat >"$T/other.rb" <<'RUBY'
@@ -139,7 +185,7 @@ run_rbflame other 120 -q --mode cpu -r 499 -o "$T/other.rbflame" -- \
 	"$RUBY" "$T/other.rb"
 expect_rc 0 "rbflame -- ruby other.rb"
 run_rbflame otherdiff 30 diff --fail-above 5 --markdown "$T/other.md" \
-	"$T/base.rbflame" "$T/other.rbflame"
+	"$S/base1.rbflame" "$T/other.rbflame"
 expect_rc 2 "diff of two different programs"
 assert_error_line "$T/otherdiff.err" "diff of two different programs"
 grep -q 'different programs' "$T/otherdiff.err" ||
@@ -149,8 +195,8 @@ head -n 1 "$T/other.md" | grep -qx '### rbflame diff: no verdict' ||
 say "another program: $(cat "$T/otherdiff.err")"
 
 # Too few samples to decide: exit 2, one line.
-sort -t ' ' -k 2 -n "$T/base.folded" | head -n 3 >"$T/few.folded"
-run_rbflame few 30 diff --fail-above 5 "$T/few.folded" "$T/new.folded"
+sort -t ' ' -k 2 -n "$S/base1.folded" | head -n 3 >"$T/few.folded"
+run_rbflame few 30 diff --fail-above 5 "$T/few.folded" "$S/new1.folded"
 expect_rc 2 "diff of a profile of a few samples"
 assert_error_line "$T/few.err" "diff of a profile of a few samples"
 grep -q 'too few samples to decide' "$T/few.err" ||

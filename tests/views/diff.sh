@@ -47,7 +47,7 @@ grep -qE '^ +[0-9.]+ +[0-9.]+ +[-+][0-9.]+.* Workload#tax \(' "$T/same.diff" ||
 	fail "Workload#tax not in the table"
 
 # Workload#tax four times slower: it fails, and only it (the first row,
-# after the roots line and the three lines of headers).
+# after the roots and compared lines and the three lines of headers).
 RC=0
 "$RBFLAME" diff --fail-above 5 --svg "$T/diff.svg" \
 	--collapsed "$T/diff.folded" "$T/base.rbflame" "$T/slow.rbflame" \
@@ -58,7 +58,7 @@ grep -qE '^FAIL: Workload#tax \(/.*workload\.rb\): total share .*significant at 
 	"$T/slow.diff" || fail "the FAIL line does not name Workload#tax"
 [ "$(grep -c '^FAIL: ' "$T/slow.diff")" = 1 ] ||
 	fail "more than Workload#tax failed"
-head -n 5 "$T/slow.diff" | grep -qE '^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+\* .* Workload#tax \(' ||
+head -n 6 "$T/slow.diff" | grep -qE '^ +[0-9.]+ +[0-9.]+ +\+[0-9.]+\* .* Workload#tax \(' ||
 	fail "Workload#tax is not the first row, marked significant"
 
 # Collapsed stacks (no order: every sample counts as independent) give
