@@ -393,6 +393,10 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->rereads,
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
+	if (st->frame_limit)
+		fprintf(stderr, "; %llu frames past the cap of %u distinct (kept as [frame limit]; --max-frames)",
+			(unsigned long long)st->frame_limit,
+			c->prof->max_frames);
 	if (st->woven || st->weave_errors)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,
@@ -566,6 +570,7 @@ run_profile(const struct options *o)
 	sigaddset(&c.wait_mask, SIGCHLD);
 
 	c.prof = profile_create();
+	c.prof->max_frames = o->max_frames;
 	c.prof->stats.rate_hz = o->rate;
 	c.progress = !o->quiet && isatty(STDERR_FILENO);
 	if (pthread_create(&tracer, NULL, tracer_main, &c) != 0) {

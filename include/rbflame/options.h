@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define RATE_DEFAULT 99.0
@@ -127,6 +128,7 @@ struct options {
 	/* Forking servers and reading without stops (issue #9). */
 	bool subprocesses;	/* --subprocesses: follow forks */
 	bool nonblocking;	/* --nonblocking: never stop a Ruby target */
+	uint32_t max_frames;	/* --max-frames N: 0 no cap */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };
