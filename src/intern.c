@@ -63,19 +63,40 @@ rehash(struct intern *in)
 	in->nslots = ns;
 }
 
+/* The slot that holds s, or the empty one where it would go. */
+static size_t
+slot_of(const struct intern *in, const char *s, size_t len, uint64_t h)
+{
+	size_t i = h & (in->nslots - 1);
+
+	while (in->slots[i]) {
+		const struct entry *e = &in->v[in->slots[i] - 1];
+
+		if (e->hash == h && e->len == len && !memcmp(e->s, s, len))
+			break;
+		i = (i + 1) & (in->nslots - 1);
+	}
+	return i;
+}
+
+uint32_t
+intern_find(const struct intern *in, const char *s)
+{
+	size_t len = strlen(s);
+	size_t i = slot_of(in, s, len, intern_hash(s, len));
+
+	return in->slots[i] ? in->slots[i] - 1 : UINT32_MAX;
+}
+
 uint32_t
 intern_id(struct intern *in, const char *s, size_t len)
 {
 	uint64_t h = intern_hash(s, len);
-	size_t i = h & (in->nslots - 1);
+	size_t i = slot_of(in, s, len, h);
 	struct entry *e;
 
-	while (in->slots[i]) {
-		e = &in->v[in->slots[i] - 1];
-		if (e->hash == h && e->len == len && !memcmp(e->s, s, len))
-			return in->slots[i] - 1;
-		i = (i + 1) & (in->nslots - 1);
-	}
+	if (in->slots[i])
+		return in->slots[i] - 1;
 	in->v = xgrowarray(in->v, &in->cap, in->n + 1, sizeof(*in->v));
 	e = &in->v[in->n];
 	e->s = xmalloc(len + 1);

@@ -131,7 +131,7 @@ collapsed_line(struct profile *p, const char *s, size_t len, size_t lineno,
 		depth++;
 		start = i + 1;
 	}
-	if (profile_total(p) > UINT64_MAX / 2 - count)
+	if (profile_total(p) > LOAD_MAX_TOTAL - count)
 		return fail(err, errcap, "line %zu: total count too large",
 			    lineno);
 	profile_add_count(p, frames, depth, count);
@@ -217,7 +217,7 @@ rd_strid(struct bufr *r, uint32_t nstr, uint32_t *out, bool optional)
 	return true;
 }
 
-/* Inflates a gzip member into a fresh buffer, at most LOAD_MAX_BYTES. */
+/* Inflates a gzip member into a fresh buffer, at most LOAD_MAX_BODY. */
 static unsigned char *
 gunzip(const unsigned char *in, size_t len, size_t *outlen, char *err,
        size_t errcap)
@@ -232,21 +232,21 @@ gunzip(const unsigned char *in, size_t len, size_t *outlen, char *err,
 		fail(err, errcap, "cannot start decompression");
 		return NULL;
 	}
-	if (cap > LOAD_MAX_BYTES)
-		cap = LOAD_MAX_BYTES;
+	if (cap > LOAD_MAX_BODY)
+		cap = LOAD_MAX_BODY;
 	out = xmalloc(cap);
 	z.next_in = (unsigned char *)in;
 	z.avail_in = len > UINT32_MAX ? UINT32_MAX : len;
 	for (;;) {
 		if (n == cap) {
-			if (cap >= LOAD_MAX_BYTES) {
+			if (cap >= LOAD_MAX_BODY) {
 				fail(err, errcap,
-				     "decompressed data larger than %llu bytes",
-				     (unsigned long long)LOAD_MAX_BYTES);
+				     "decompresses to more than %llu MiB: not a recording rbflame wrote (a gzip bomb?)",
+				     (unsigned long long)LOAD_MAX_BODY >> 20);
 				goto out_fail;
 			}
-			cap = cap * 2 > LOAD_MAX_BYTES ? LOAD_MAX_BYTES
-						       : cap * 2;
+			cap = cap * 2 > LOAD_MAX_BODY ? LOAD_MAX_BODY
+						      : cap * 2;
 			out = xrealloc(out, cap);
 		}
 		z.next_out = out + n;
@@ -307,7 +307,7 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 	uint64_t *counts = NULL;	/* each stack's count in the file */
 	uint64_t *weights = NULL;	/* ... and its weight */
 	size_t counts_cap = 0, weights_cap = 0, nstacks = 0;
-	uint64_t prev_time = 0;
+	uint64_t prev_time = 0, total = 0;
 	struct profile_stats stats;
 	bool have_stats = false, ended = false;
 	/* The states a SAMPLE may name: STATS says, or (without one) ours. */
@@ -494,6 +494,13 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 				     at, (unsigned long long)stack);
 				goto out;
 			}
+			/* Past the cap a sample is only its stack's count
+			 * (set below), so every aggregate view stays whole. */
+			if (p->nsamples >= LOAD_MAX_SAMPLES) {
+				p->stacks[stack].count++;
+				p->samples_dropped++;
+				break;
+			}
 			profile_add_weighted(p, prev_time, pid, tid, state, w,
 					     st->frames, st->depth);
 			break;
@@ -513,6 +520,13 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 		goto out;
 	}
 	for (size_t s = 0; s < nstacks; s++) {
+		if (counts[s] > LOAD_MAX_TOTAL - total) {
+			fail(err, errcap,
+			     "stack counts add up to more than %llu: a damaged recording",
+			     (unsigned long long)LOAD_MAX_TOTAL);
+			goto out;
+		}
+		total += counts[s];
 		p->stacks[s].count = counts[s];
 		p->stacks[s].weight_ns = weights[s];
 	}

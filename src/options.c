@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "rbflame/options.h"
+#include "rbflame/profile.h"
 
 /* The help before the Formats section, which output_help() writes. */
 const char options_help_head[] =
@@ -55,6 +56,8 @@ const char options_help_head[] =
 "      --thread REGEX     only the threads whose name or tid matches REGEX\n"
 "                         (POSIX extended); no other is stopped, unless it\n"
 "                         holds Ruby's GVL\n"
+"      --max-frames N     distinct frames kept (default 200000, 0 no cap);\n"
+"                         beyond them new frames are '[frame limit]'\n"
 "\n"
 "Output:\n"
 "  -o, --output FILE      write the profile to FILE (default: stdout; '-'\n"
@@ -115,6 +118,7 @@ enum {
 	OPT_SUBPROCESSES,
 	OPT_NONBLOCKING,
 	OPT_THREAD,
+	OPT_MAX_FRAMES,
 };
 
 static const struct option long_options[] = {
@@ -135,6 +139,7 @@ static const struct option long_options[] = {
 	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
 	{ "nonblocking", no_argument, NULL, OPT_NONBLOCKING },
 	{ "thread", required_argument, NULL, OPT_THREAD },
+	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "quiet", no_argument, NULL, 'q' },
 	{ "debug", no_argument, NULL, OPT_DEBUG },
 	{ "help", no_argument, NULL, 'h' },
@@ -395,6 +400,7 @@ options_parse(int argc, char **argv, const struct options_formats *formats,
 	memset(o, 0, sizeof(*o));
 	o->outputs.formats = formats;
 	o->rate = RATE_DEFAULT;
+	o->max_frames = PROFILE_MAX_FRAMES;
 	o->format = formats->default_name();
 	err[0] = '\0';
 
@@ -489,6 +495,21 @@ options_parse(int argc, char **argv, const struct options_formats *formats,
 				return OPTIONS_ERROR;
 			o->thread_regex = optarg;
 			break;
+		case OPT_MAX_FRAMES: {
+			char *end;
+			unsigned long long n;
+
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (errno || end == optarg || *end || optarg[0] == '-' ||
+			    n > UINT32_MAX / PROFILE_STRS_PER_FRAME)
+				return options_fail(err, errlen,
+					    "invalid --max-frames '%s': expected a whole number from 0 (no cap) to %u",
+					    optarg,
+					    UINT32_MAX / PROFILE_STRS_PER_FRAME);
+			o->max_frames = (uint32_t)n;
+			break;
+		}
 		case 'q':
 			o->quiet = true;
 			break;

@@ -121,26 +121,87 @@ frame_intern(struct profile *p, const struct profile_frame *f)
 	return p->nframes - 1;
 }
 
-uint32_t
-profile_frame(struct profile *p, const char *name)
+/* True when the frame or string cap leaves no room for a new frame. */
+static bool
+frames_full(const struct profile *p)
 {
-	uint32_t id = intern_str(p->names, name);
+	return p->max_frames &&
+	       (p->nframes >= p->max_frames ||
+		intern_count(p->names) + PROFILE_STRS_PER_FRAME >=
+			(uint64_t)p->max_frames * PROFILE_STRS_PER_FRAME);
+}
+
+/* The [frame limit] leaf: made past the caps, once. */
+static uint32_t
+frame_limit(struct profile *p)
+{
+	uint32_t id = intern_str(p->names, PROFILE_FRAME_LIMIT);
 	struct profile_frame f = {
 		.text = id, .name = id, .file = PROFILE_NO_STR,
 		.build_id = PROFILE_NO_STR, .kind = PROFILE_FRAME_NAME,
 	};
 
-	return frame_intern(p, &f);
+	p->stats.frame_limit++;
+	p->limit_frame = frame_intern(p, &f) + 1;
+	return p->limit_frame - 1;
+}
+
+/* A string's id: added when adding, else only found; one not pooled
+ * sets *miss: a frame with it cannot be there yet. */
+static uint32_t
+frame_str(struct profile *p, const char *s, bool add, bool *miss)
+{
+	uint32_t id;
+
+	if (add)
+		return intern_str(p->names, s);
+	id = intern_find(p->names, s);
+	if (id == UINT32_MAX)
+		*miss = true;
+	return id;
+}
+
+/* f's id: interned when there is room, else found, else [frame limit];
+ * miss: one of its strings is not pooled, so it is not there. */
+static uint32_t
+frame_capped(struct profile *p, const struct profile_frame *f, bool add,
+	     bool miss)
+{
+	size_t i;
+
+	if (add)
+		return frame_intern(p, f);
+	if (miss)
+		return frame_limit(p);
+	for (i = frame_hash(f) & (p->nframe_slots - 1); p->frame_slots[i];
+	     i = (i + 1) & (p->nframe_slots - 1))
+		if (frame_eq(&p->frames[p->frame_slots[i] - 1], f))
+			return p->frame_slots[i] - 1;
+	return frame_limit(p);
+}
+
+uint32_t
+profile_frame(struct profile *p, const char *name)
+{
+	bool add = !frames_full(p), miss = false;
+	uint32_t id = frame_str(p, name, add, &miss);
+	struct profile_frame f = {
+		.text = id, .name = id, .file = PROFILE_NO_STR,
+		.build_id = PROFILE_NO_STR, .kind = PROFILE_FRAME_NAME,
+	};
+
+	return frame_capped(p, &f, add, miss);
 }
 
 uint32_t
 profile_frame_make(struct profile *p, const struct profile_frame_desc *d)
 {
+	bool add = !frames_full(p), miss = false;
 	struct profile_frame f = {
-		.name = intern_str(p->names, d->name ? d->name : ""),
-		.file = d->file ? intern_str(p->names, d->file)
+		.name = frame_str(p, d->name ? d->name : "", add, &miss),
+		.file = d->file ? frame_str(p, d->file, add, &miss)
 				: PROFILE_NO_STR,
-		.build_id = d->build_id ? intern_str(p->names, d->build_id)
+		.build_id = d->build_id ? frame_str(p, d->build_id, add, &miss)
 					: PROFILE_NO_STR,
 		.line = d->line,
 		.kind = d->kind,
@@ -148,18 +209,18 @@ profile_frame_make(struct profile *p, const struct profile_frame_desc *d)
 	};
 
 	if (d->text) {
-		f.text = intern_str(p->names, d->text);
+		f.text = frame_str(p, d->text, add, &miss);
 	} else if (d->file && (d->kind == PROFILE_FRAME_RUBY ||
 			       d->kind == PROFILE_FRAME_CFUNC)) {
 		char buf[8192];
 
 		snprintf(buf, sizeof(buf), "%s (%s:%d)", d->name, d->file,
 			 d->line);
-		f.text = intern_str(p->names, buf);
+		f.text = frame_str(p, buf, add, &miss);
 	} else {
 		f.text = f.name;
 	}
-	return frame_intern(p, &f);
+	return frame_capped(p, &f, add, miss);
 }
 
 /* The " (" that opens the parenthesis text ends with, balanced, so a
@@ -448,7 +509,16 @@ uint32_t
 profile_add_count(struct profile *p, const uint32_t *frames, size_t depth,
 		  uint64_t count)
 {
-	uint32_t s = stack_id(p, frames, depth);
+	uint32_t s;
+
+	/* A stack past the frame cap ends at its first [frame limit]. */
+	if (p->limit_frame)
+		for (size_t i = 0; i < depth; i++)
+			if (frames[i] == p->limit_frame - 1) {
+				depth = i + 1;
+				break;
+			}
+	s = stack_id(p, frames, depth);
 
 	p->stacks[s].count += count;
 	return s;

@@ -163,6 +163,10 @@ report_main(int argc, char **argv)
 	}
 	if (profile_total(p) == 0)
 		notice_msg("%s holds no samples", r.input);
+	if (p->samples_dropped)
+		notice_msg("%s: %llu samples past the first %u are counted in their stacks only: timed formats leave them out",
+			   r.input, (unsigned long long)p->samples_dropped,
+			   LOAD_MAX_SAMPLES);
 	for (size_t i = 0; i < r.outputs.n && !sources; i++)
 		if (!strcmp(r.outputs.v[i].format, "annotate")) {
 			notice_msg("annotate: no source file is read without --source-root DIR (/ for this machine's own files)");

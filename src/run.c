@@ -458,6 +458,10 @@ summary(const struct run_ctx *c)
 		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
 			st->round_ns_total / 1e3 / st->rounds,
 			st->round_ns_max / 1e3);
+	if (st->frame_limit)
+		fprintf(stderr, "; %llu frames past the cap of %u distinct (kept as [frame limit]; --max-frames)",
+			(unsigned long long)st->frame_limit,
+			c->prof->max_frames);
 	if (st->woven || st->weave_errors)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,
@@ -631,6 +635,7 @@ run_profile(const struct options *o)
 	sigaddset(&c.wait_mask, SIGCHLD);
 
 	c.prof = profile_create();
+	c.prof->max_frames = o->max_frames;
 	c.prof->stats.rate_hz = o->rate;
 	c.progress = !o->quiet && isatty(STDERR_FILENO);
 	if (pthread_create(&tracer, NULL, tracer_main, &c) != 0) {

@@ -26,6 +26,9 @@
 
 #define PROBE_EVERY_NS (50ull * 1000000ull)	/* look for the VM again */
 #define PROBE_FOR_NS (3000ull * 1000000ull)	/* then decide */
+/* Scan time one probe may take: the target's signals wait for the event
+ * loop, which runs between probes (issue #20: 1.6 s without a cap). */
+#define PROBE_BUDGET_NS (10ull * 1000000ull)
 
 static void
 thread_gone(struct target_thread *th, void *arg)
@@ -42,6 +45,7 @@ setup_process(struct sampler *s)
 	s->mode = SAMPLER_PENDING;
 	s->pending_since = now_ns();
 	s->next_probe = 0;
+	memset(&s->search, 0, sizeof(s->search));
 
 	s->mem = mem_create_live(pid);
 	s->symtab = symtab_create(pid);
@@ -195,8 +199,9 @@ probe_ruby(struct sampler *s)
 		return;
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
-	if (ruby_vm_find(s->pid, s->mem, s->symtab, s->opt.force_version,
-			 &vm) == 0) {
+	s->search.budget_ns = PROBE_BUDGET_NS;
+	if (ruby_vm_find_step(s->pid, s->mem, s->symtab, s->opt.force_version,
+			      &s->search, &vm) == 0) {
 		if (s->opt.force_version)
 			error_msg("warning: reading Ruby %s with the layout of %s (--force-version): frames may be wrong if the two differ",
 				  vm.version, vm.layout->version);
@@ -209,6 +214,10 @@ probe_ruby(struct sampler *s)
 		return;
 	}
 	switch (errno) {
+	case EINPROGRESS:
+		/* Out of time: go on at the next tick, after the loop. */
+		s->next_probe = now;
+		return;
 	case ENOTSUP:
 		s->fatal = ENOTSUP;
 		ruby_vm_unsupported_msg(&vm, s->pid, s->fatal_msg,

@@ -17,6 +17,8 @@ struct intern *intern_create(void);
 uint32_t intern_id(struct intern *in, const char *s, size_t len);
 /** The id of a NUL-terminated string. */
 uint32_t intern_str(struct intern *in, const char *s);
+/** The id of s when it is pooled, else UINT32_MAX; never adds it. */
+uint32_t intern_find(const struct intern *in, const char *s);
 /** The string with that id (NUL-terminated, owned by in). */
 const char *intern_get(const struct intern *in, uint32_t id);
 /** Length of the string with that id. */

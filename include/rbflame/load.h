@@ -11,6 +11,7 @@
 #define RBFLAME_LOAD_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "rbflame/profile.h"
 
@@ -19,8 +20,18 @@ enum load_format {
 	LOAD_RAW,		/* lossless recording */
 };
 
-/** Refuses inputs (or a raw recording's decompressed data) above this. */
+/** Refuses inputs above this. */
 #define LOAD_MAX_BYTES (1ull << 32)
+/** Refuses a raw recording whose body decompresses to more than this
+ * (a writer of ours gives about 6 bytes a sample). */
+#define LOAD_MAX_BODY (256ull << 20)
+/** Timed samples kept from a raw recording; past it a sample is only its
+ * stack's count (profile.samples_dropped), so aggregate views stay
+ * whole while memory stays bounded (24 bytes a sample). */
+#define LOAD_MAX_SAMPLES (1u << 22)
+/** Refuses stack counts that add up to more than this: sums, shares and
+ * the writers' arithmetic then never overflow. */
+#define LOAD_MAX_TOTAL (UINT64_MAX / 2)
 
 /**
  * Loads buf (len bytes) into p, which must be empty (fresh from

@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 #define RATE_DEFAULT 99.0
@@ -129,6 +130,7 @@ struct options {
 	bool nonblocking;	/* --nonblocking: never stop a Ruby target */
 	const char *thread_regex; /* --thread: only the threads whose name or
 				 * tid matches (checked by regcomp) */
+	uint32_t max_frames;	/* --max-frames N: 0 no cap */
 	bool quiet;		/* -q */
 	bool debug;		/* --debug */
 };

@@ -19,6 +19,13 @@
 
 #define PROFILE_MAX_DEPTH 4096
 #define PROFILE_NO_STR UINT32_MAX	/* a string id meaning "none" */
+/* A run's default cap on distinct frames (--max-frames): the target
+ * drives how many there are (eval, generated methods), so the cap bounds
+ * our memory; the string pool is capped at PROFILE_STRS_PER_FRAME times
+ * it. Beyond it a new frame is PROFILE_FRAME_LIMIT. */
+#define PROFILE_MAX_FRAMES 200000
+#define PROFILE_STRS_PER_FRAME 4
+#define PROFILE_FRAME_LIMIT "[frame limit]"
 
 /* What a frame stands for; writers colour and label by it. */
 enum profile_kind {
@@ -168,6 +175,7 @@ struct profile_stats {
 				 * process once) took, for --debug */
 	uint64_t round_ns_max;
 	uint64_t rounds;
+	uint64_t frame_limit;	/* frames folded into [frame limit] */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };
@@ -188,6 +196,9 @@ struct profile {
 	struct intern *names;	/* the string pool */
 	struct profile_frame *frames;
 	size_t nframes, frames_cap;
+	uint32_t max_frames;	/* 0: no cap; else new frames past it, or
+				 * past its string cap, are [frame limit] */
+	uint32_t limit_frame;	/* [frame limit]'s id + 1, 0 until made */
 	uint32_t *frame_slots;	/* frame hash table: index + 1 */
 	size_t nframe_slots;
 	struct profile_stack *stacks;
@@ -202,6 +213,8 @@ struct profile {
 	size_t nthread_slots;
 	struct profile_stats stats;
 	struct profile_meta meta;
+	uint64_t samples_dropped; /* loaded past LOAD_MAX_SAMPLES: counted
+				   * in their stacks, not timed */
 };
 
 struct profile *profile_create(void);
@@ -214,7 +227,10 @@ const char *profile_str_get(const struct profile *p, uint32_t id);
 
 /** Interns a frame that is only a name (PROFILE_FRAME_NAME). */
 uint32_t profile_frame(struct profile *p, const char *name);
-/** Interns a frame; equal descriptions give equal ids. */
+/** Interns a frame; equal descriptions give equal ids. Past max_frames
+ * (or its string cap) a frame not seen yet is [frame limit], counted in
+ * stats.frame_limit; both calls never add strings then. A stack with
+ * it ends there (profile_add_count): a leaf. */
 uint32_t profile_frame_make(struct profile *p,
 			    const struct profile_frame_desc *d);
 /**

@@ -74,6 +74,26 @@ struct ruby_vm {
 int ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 		 const char *force_version, struct ruby_vm *vm);
 
+/** Where a structural search stands between ruby_vm_find_step() calls:
+ * zero it to start, set budget_ns. */
+struct ruby_vm_search {
+	uint64_t budget_ns;	/* scan time one call may take; 0: no limit */
+	uint64_t vm;		/* the VM, once found */
+	uint64_t vm_at[2];	/* where the VM scan goes on: region, word */
+	uint64_t symbols_at[2];	/* the same for the symbol table's */
+};
+
+/**
+ * ruby_vm_find() in slices: a structural search (the target's data can
+ * be large and full of pointers: 8 MiB took 1.9 s) stops after
+ * srch->budget_ns and fails with EINPROGRESS; the next call goes on
+ * where it stopped. The caller serves the target (its signals) between
+ * calls. EAGAIN still means a full pass found no VM.
+ */
+int ruby_vm_find_step(pid_t pid, struct mem *mem, struct symtab *st,
+		      const char *force_version, struct ruby_vm_search *srch,
+		      struct ruby_vm *vm);
+
 /**
  * The one-line message for a process whose Ruby cannot be read
  * (ruby_vm_find() failed with ENOTSUP): the version found, the versions

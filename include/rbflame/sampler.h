@@ -86,6 +86,7 @@ struct sampler {
 	enum sampler_mode mode;
 	uint64_t pending_since;	/* when the search for the VM (re)started */
 	uint64_t next_probe;	/* when to look again */
+	struct ruby_vm_search search; /* the VM search, across probes */
 	struct ruby_vm vm;	/* the VM found (mode SAMPLER_RUBY) */
 	struct ruby_reader *ruby;
 	struct ruby_stack *stacks;

@@ -5,7 +5,8 @@
  * static ruby executable), its version (ruby_version), the layout for
  * that version (from the file's DWARF when it has some, else the
  * generated one; the DWARF layout lives here, one at a time), the VM (ruby_current_vm_ptr when exported, otherwise a
- * structural search of the file's data), and the global symbol table
+ * structural search of the file's data, in slices of a time budget so
+ * the caller's event loop runs between them), and the global symbol table
  * (ruby_global_symbols, hidden in Debian's builds: found by its shape).
  * Every candidate is validated by walking what it points to: the target's
  * memory is untrusted.
@@ -18,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rbflame/elf_sym.h"
@@ -194,19 +196,33 @@ data_regions(const struct maps *mp, const char *path, struct region *out,
 	return n;
 }
 
+static uint64_t
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
+}
+
 typedef bool (*candidate_fn)(struct mem *m, const struct ruby_layout *L,
 			     uint64_t v);
 
 /* Scans regions for a word (pointer mode) or an address (struct mode)
- * that passes check. */
+ * that passes check, from where cur says (region, word) until deadline
+ * (ns on the monotonic clock, 0 for none): past it, returns 0 with
+ * *more set and cur where to go on. A full pass leaves cur at 0. */
 static uint64_t
 scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
-     size_t nrg, bool pointers, candidate_fn check)
+     size_t nrg, bool pointers, candidate_fn check, uint64_t cur[2],
+     uint64_t deadline, bool *more)
 {
-	for (size_t r = 0; r < nrg; r++) {
+	*more = false;
+	for (size_t r = cur[0]; r < nrg; r++, cur[1] = 0) {
 		uint64_t len = rg[r].end - rg[r].start;
 		uint64_t *words;
 
+		cur[0] = r;
 		if (len > SCAN_MAX_BYTES)
 			len = SCAN_MAX_BYTES;
 		words = xmalloc(len);
@@ -214,10 +230,16 @@ scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
 			free(words);
 			continue;
 		}
-		for (uint64_t i = 0; i < len / 8; i++) {
+		for (uint64_t i = cur[1]; i < len / 8; i++) {
 			uint64_t cand = pointers ? words[i]
 						 : rg[r].start + 8 * i;
 
+			if (deadline && !(i & 255) && now_ns() > deadline) {
+				cur[1] = i;
+				*more = true;
+				free(words);
+				return 0;
+			}
 			if (pointers && (cand < 0x10000 || cand & 7))
 				continue;
 			if (!pointers && (words[i] == 0 ||
@@ -226,11 +248,13 @@ scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
 			mem_flush(m);
 			if (check(m, L, cand)) {
 				free(words);
+				cur[0] = cur[1] = 0;
 				return cand;
 			}
 		}
 		free(words);
 	}
+	cur[0] = cur[1] = 0;
 	return 0;
 }
 
@@ -547,7 +571,19 @@ int
 ruby_vm_find(pid_t pid, struct mem *mem, struct symtab *st,
 	     const char *force_version, struct ruby_vm *vm)
 {
+	struct ruby_vm_search all = { .budget_ns = 0 };
+
+	return ruby_vm_find_step(pid, mem, st, force_version, &all, vm);
+}
+
+int
+ruby_vm_find_step(pid_t pid, struct mem *mem, struct symtab *st,
+		  const char *force_version, struct ruby_vm_search *srch,
+		  struct ruby_vm *vm)
+{
+	uint64_t deadline = srch->budget_ns ? now_ns() + srch->budget_ns : 0;
 	uint64_t syms[NSYMS] = { 0 };
+	bool more = false;
 	struct symtab_module mod;
 	struct region rg[8];
 	struct files fs;
@@ -597,21 +633,33 @@ have_bias:
 		if (!vm_valid(mem, vm->layout, vm->vm))
 			vm->vm = 0;
 	}
+	/* A VM found by an earlier call of this search, checked again. */
+	if (!vm->vm && srch->vm && vm_valid(mem, vm->layout, srch->vm))
+		vm->vm = srch->vm;
 	if (!vm->vm) {
 		vm->vm_from_export = false;
-		vm->vm = scan(mem, vm->layout, rg, nrg, true, vm_valid);
+		srch->vm = 0;
+		vm->vm = scan(mem, vm->layout, rg, nrg, true, vm_valid,
+			      srch->vm_at, deadline, &more);
 	}
 	if (!vm->vm) {
-		/* Not started yet (launch mode) or not findable. */
-		err = EAGAIN;
+		/* Not started yet (launch mode) or not findable; or out
+		 * of time: the next call goes on from there. */
+		err = more ? EINPROGRESS : EAGAIN;
 		goto out;
 	}
+	srch->vm = vm->vm;
 	if (syms[SYM_GLOBAL_SYMBOLS] &&
 	    symbols_valid(mem, vm->layout, syms[SYM_GLOBAL_SYMBOLS] + mod.bias))
 		vm->symbols = syms[SYM_GLOBAL_SYMBOLS] + mod.bias;
 	else
 		vm->symbols = scan(mem, vm->layout, rg, nrg, false,
-				   symbols_valid);
+				   symbols_valid, srch->symbols_at, deadline,
+				   &more);
+	if (more) {
+		err = EINPROGRESS;
+		goto out;
+	}
 	vm->pthread_tid_off = pthread_tid_offset(&fs, &mp, mem, st);
 	if (!pthread_tid_valid(pid, mem, vm->layout, vm->vm,
 			       vm->pthread_tid_off)) {

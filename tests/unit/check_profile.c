@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rbflame/intern.h"
 #include "rbflame/profile.h"
 
 #ifndef SRCDIR
@@ -245,6 +246,52 @@ START_TEST(test_many)
 }
 END_TEST
 
+/* max_frames: past the cap a frame not seen yet is [frame limit]
+ * (counted; no string added), one seen before keeps its id, and a stack
+ * ends at its first [frame limit]. */
+START_TEST(test_frame_cap)
+{
+	struct profile *p = profile_create();
+	struct profile_frame_desc d = { .kind = PROFILE_FRAME_RUBY, .line = 1 };
+	uint32_t ids[10], stack[3], limit, nstr;
+	char name[32], file[32];
+
+	p->max_frames = 8;
+	for (int i = 0; i < 10; i++) {
+		snprintf(name, sizeof(name), "m%d", i);
+		snprintf(file, sizeof(file), "eval-%d.rb", i);
+		d.name = name;
+		d.file = file;
+		ids[i] = profile_frame_make(p, &d);
+	}
+	/* 3 new strings a frame: the 32-string cap (4 a frame) or the
+	 * frame cap stops them before the ninth. */
+	limit = ids[9];
+	ck_assert_str_eq(profile_frame_name(p, limit), PROFILE_FRAME_LIMIT);
+	ck_assert_uint_eq(ids[8], limit);
+	ck_assert_uint_le(p->nframes, 9);
+	ck_assert_uint_ge(p->stats.frame_limit, 2);
+	nstr = intern_count(p->names);
+	d.name = "m0";
+	d.file = "eval-0.rb";
+	ck_assert_uint_eq(profile_frame_make(p, &d), ids[0]);
+	d.name = "brand-new";
+	ck_assert_uint_eq(profile_frame_make(p, &d), limit);
+	ck_assert_uint_eq(profile_frame(p, "another"), limit);
+	ck_assert_uint_eq(intern_count(p->names), nstr);
+	stack[0] = ids[0];
+	stack[1] = limit;
+	stack[2] = ids[1];
+	profile_add(p, 0, 1, stack, 3);
+	ck_assert_uint_eq(p->stacks[0].depth, 2);
+	ck_assert_uint_eq(p->stacks[0].frames[1], limit);
+	/* 0: no cap. */
+	p->max_frames = 0;
+	ck_assert_uint_ne(profile_frame(p, "another"), limit);
+	profile_destroy(p);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -259,6 +306,7 @@ main(void)
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_states);
 	tcase_add_test(tc, test_states_documented);
+	tcase_add_test(tc, test_frame_cap);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

@@ -8,6 +8,8 @@
  * a version 1 recording still loads; the number of states is read;
  * version 3's time weights and complete flag survive the round trip, and
  * a version 2 recording loads without them.
+ * Caps (issue #20): stack counts that overflow are refused; samples past
+ * LOAD_MAX_SAMPLES are counted in their stacks only, and counted.
  */
 #include "config.h"
 
@@ -410,6 +412,67 @@ START_TEST(test_state_count)
 }
 END_TEST
 
+/* Two stacks of 2^63: their sum overflows 64 bits (every share read
+ * 0.0% before): refused with one line, not loaded wrapped. */
+START_TEST(test_count_overflow)
+{
+	struct profile *p = profile_create();
+	struct profile *q = profile_create();
+	uint32_t a = profile_frame(p, "a"), b = profile_frame(p, "b");
+	size_t len;
+	char *raw, err[256];
+
+	profile_add_count(p, &a, 1, 1ull << 63);
+	profile_add_count(p, &b, 1, 1ull << 63);
+	raw = fixture_write(&output_raw, p, &len);
+	ck_assert_int_eq(profile_load_buffer(q, raw, len, err, sizeof(err)),
+			 -1);
+	ck_assert_msg(strstr(err, "stack counts add up to more than") != NULL,
+		      "%s", err);
+	profile_destroy(q);
+	free(raw);
+	/* One of 2^62 and one of 2^62 - 1 still load, exact. */
+	p->stacks[0].count = 1ull << 62;
+	p->stacks[1].count = (1ull << 62) - 1;
+	raw = fixture_write(&output_raw, p, &len);
+	q = profile_create();
+	ck_assert_int_eq(profile_load_buffer(q, raw, len, err, sizeof(err)),
+			 LOAD_RAW);
+	ck_assert_uint_eq(profile_total(q), (1ull << 63) - 1);
+	profile_destroy(q);
+	free(raw);
+	profile_destroy(p);
+}
+END_TEST
+
+/* A recording of LOAD_MAX_SAMPLES + 1000 timed samples (a few hundred
+ * kB, gzip shrinks them ~300 times): the first LOAD_MAX_SAMPLES are
+ * kept with their times, the rest only in their stacks' counts, and
+ * counted in samples_dropped. */
+START_TEST(test_sample_cap)
+{
+	struct profile *p = profile_create();
+	struct profile *q = profile_create();
+	uint32_t f[2] = { profile_frame(p, "a"), profile_frame(p, "b") };
+	size_t len, n = LOAD_MAX_SAMPLES + 1000;
+	char *raw, err[256];
+
+	for (size_t i = 0; i < n; i++)
+		profile_add(p, i, 1, f, 1 + (i & 1));
+	raw = fixture_write(&output_raw, p, &len);
+	ck_assert_int_eq(profile_load_buffer(q, raw, len, err, sizeof(err)),
+			 LOAD_RAW);
+	ck_assert_uint_eq(q->nsamples, LOAD_MAX_SAMPLES);
+	ck_assert_uint_eq(q->samples_dropped, 1000);
+	ck_assert_uint_eq(profile_total(q), n);
+	ck_assert_uint_eq(q->stacks[0].count, n / 2);
+	ck_assert_uint_eq(q->stacks[1].count, n / 2);
+	profile_destroy(q);
+	free(raw);
+	profile_destroy(p);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -424,6 +487,8 @@ main(void)
 	tcase_add_test(tc, test_version_1);
 	tcase_add_test(tc, test_weights);
 	tcase_add_test(tc, test_state_count);
+	tcase_add_test(tc, test_count_overflow);
+	tcase_add_test(tc, test_sample_cap);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
