@@ -12,12 +12,14 @@
 #   fuzz.sh     libFuzzer over the snapshot parser and the Ruby reader
 #   gcshare.sh  the (garbage collection) share matches GC.stat(:time)
 #   gvlshare.sh two CPU-bound threads: each about half its samples waiting
+#   adversary.sh  a target that corrupts its own unused VM structures:
+#               rbflame survives, bounded, and the target runs on
 #   deb.sh      the Debian package: built, lintian clean, installed with
 #               apt into a fresh bookworm chroot, profiling Ruby there
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh fuzz.sh deb.sh}; do
+for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh fuzz.sh adversary.sh deb.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)
