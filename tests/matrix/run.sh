@@ -118,7 +118,7 @@
 # and the adversarial target, tests/matrix/fixtures/adversary.rb (issue 20):
 #
 #   matrix-adversary  the fixture corrupts, through Fiddle, what it never
-#                   uses again (16 parked threads' frames, an iseq, a class
+#                   uses again (17 parked threads' frames, an iseq, a class
 #                   name: cycles, huge lengths, wild pointers, no
 #                   terminators), with the layout 'rbflame dump --layout'
 #                   gives; then 'rbflame -p PID -s 30 -r 1000': no crash,
@@ -765,17 +765,24 @@ usr1_line() {
 	sed -n "s/^usr1 $1 progress \([0-9]*\)\$/\1/p" "$CT/adv.log" | tail -n 1
 }
 
+# adv_block DUMP NAME: the frames of thread NAME in a dump.
+adv_block() {
+	awk -v t="\"$2\"" '$1 == "thread" && $3 == t { p = 1; next }
+		/^$/ { p = 0 } p' "$1"
+}
+
 # matrix-adversary: adversary.rb corrupts, through Fiddle, the frames of
-# 16 parked threads, an iseq and a class name it never uses again (see
-# the fixture); 'rbflame -p PID -s 30 -r 1000' on it, under timeout(1)
-# (60 s) and /usr/bin/time: exit 0, peak RSS under 100 MiB, failed reads
+# 17 parked threads, an iseq and a class name it never uses again (see
+# the fixture), and each parked thread's block in a dump changes (all 18
+# threads read whole before); then 'rbflame -p PID -s 30 -r 1000' on it,
+# under timeout(1) (60 s) and /usr/bin/time: exit 0, peak RSS under 100 MiB, failed reads
 # counted on the summary line (at least one a tick: every tick meets the
-# 16 unreadable threads), a profile whose samples are the main thread's
-# Object#toil (>= 80%), no thread left traced or stopped; the target
+# unreadable threads), a profile whose samples not (blocked) are the main
+# thread's Object#toil (>= 80%), no thread left traced or stopped; the target
 # alive, counting SIGUSR1 (5 sent during the run, one after) and making
 # progress after rbflame left.
 check_matrix_adversary() {
-	local lay=$TDIR/adversary.layout col k tot got sent p0 p1 rc sum rss
+	local lay=$TDIR/adversary.layout col k tot got sent p0 p1 rc sum rss unread
 	local re='\(([0-9]+) ticks at ([0-9.]+) Hz\), ([0-9]+) late ticks, ([0-9]+) failed reads'
 	command -v /usr/bin/time >/dev/null || fail "no /usr/bin/time (scripts/deps installs time)"
 	rm -f "$ROOT$lay"
@@ -783,12 +790,12 @@ check_matrix_adversary() {
 	start_fixture adv adversary.rb "$lay"
 	got=$(sed -n 's/^version //p' "$CT/adv.log")
 	[ "$got" = "$RVERSION" ] || fail "adversary.rb runs Ruby $got, want $RVERSION"
-	# Before: every thread's stack read (17 blocks, none unreadable).
+	# Before: every thread's stack read (18 blocks, none unreadable).
 	run_rbflame advbefore 30 dump -p "$TPID"
 	expect_rc 0 "rbflame dump -p PID (before the corruption)"
-	[ "$(grep -c '^thread ' "$CT/advbefore.out")" = 17 ] &&
+	[ "$(grep -c '^thread ' "$CT/advbefore.out")" = 18 ] &&
 		! grep -q '(unreadable)' "$CT/advbefore.out" ||
-		fail "before the corruption: want 17 readable threads, got: $(grep -A1 '^thread ' "$CT/advbefore.out")"
+		fail "before the corruption: want 18 readable threads, got: $(grep -A1 '^thread ' "$CT/advbefore.out")"
 	# The fixture corrupts with the layout rbflame reads it with.
 	run_rbflame advlayout 30 dump -p "$TPID" --layout
 	expect_rc 0 "rbflame dump -p PID --layout"
@@ -798,12 +805,17 @@ check_matrix_adversary() {
 		>"$ROOT$lay.tmp" && mv "$ROOT$lay.tmp" "$ROOT$lay" ||
 		fail "cannot write $ROOT$lay"
 	wait_line "$CT/adv.log" '^corrupted [0-9]+$' 30 "$TPID"
-	# After: the corruptions are where rbflame reads, each parked thread
-	# is unreadable (its frames, or descend_a's iseq), the main one not.
+	# After: the corruptions are where rbflame reads: each parked
+	# thread's block changed (unreadable, or descend_a's hostile label).
 	run_rbflame advafter 30 dump -p "$TPID"
 	expect_rc 0 "rbflame dump -p PID (after the corruption)"
-	[ "$(grep -c '^  (unreadable)$' "$CT/advafter.out")" = 16 ] ||
-		fail "after the corruption: want the 16 parked threads unreadable, got: $(grep -A1 '^thread ' "$CT/advafter.out")"
+	for k in $(seq 0 16); do
+		got=$(adv_block "$CT/advafter.out" "adv-$k")
+		[ -n "$got" ] || fail "after the corruption: no block for adv-$k"
+		[ "$got" != "$(adv_block "$CT/advbefore.out" "adv-$k")" ] ||
+			fail "after the corruption: adv-$k reads as before"
+	done
+	unread=$(grep -c '^  (unreadable)$' "$CT/advafter.out" || true)
 	kill -USR1 "$TPID"
 	sent=1
 	p0=$(usr1_line 1) || exit 1
@@ -846,16 +858,19 @@ check_matrix_adversary() {
 	sum=$(grep '^rbflame: [0-9]* samples' "$CT/adv.err" | tail -n 1)
 	[[ $sum =~ $re ]] || fail "no summary line: $(tail -n 1 "$CT/adv.err")"
 	[ "${BASH_REMATCH[4]}" -ge "${BASH_REMATCH[1]}" ] ||
-		fail "${BASH_REMATCH[4]} failed reads in ${BASH_REMATCH[1]} ticks: 16 unreadable threads, want one a tick at least"
+		fail "${BASH_REMATCH[4]} failed reads in ${BASH_REMATCH[1]} ticks: $unread unreadable threads, want one a tick at least"
 	assert_collapsed "$CT/adv.folded" "adversary.rb"
-	read -r k _ <<<"$(share "$CT/adv.folded" '(^|;)Object#toil ')"
-	read -r _ tot <<<"$(share "$CT/adv.folded" '')"
-	[ "$((k * 100))" -ge "$((tot * 80))" ] ||
-		fail "adversary.rb: $k of $tot samples in Object#toil, want >= 80%"
-	say "  adversary: $(grep -c '^corrupt ' "$CT/adv.log") corruptions;" \
+	# The parked threads that still read are sampled (blocked) too; the
+	# rest is the main thread, spinning in Object#toil.
+	read -r k tot <<<"$(share "$CT/adv.folded" '(^|;)Object#toil ' \
+		'^(?!.*;\(blocked\)$)')"
+	[ "$tot" -gt 0 ] && [ "$((k * 100))" -ge "$((tot * 80))" ] ||
+		fail "adversary.rb: $k of $tot samples not (blocked) in Object#toil, want >= 80%"
+	say "  adversary: $(grep -c '^corrupt ' "$CT/adv.log") corruptions," \
+		"$unread of 17 parked threads unreadable in a dump, the others changed;" \
 		"${BASH_REMATCH[1]} ticks at ${BASH_REMATCH[2]} Hz (${BASH_REMATCH[3]} late)," \
 		"${BASH_REMATCH[4]} failed reads; peak RSS $((rss / 1024)) MiB;" \
-		"Object#toil $k/$tot samples; target alive, untraced, $sent/$sent" \
+		"Object#toil $k/$tot samples not (blocked); target alive, untraced, $sent/$sent" \
 		"SIGUSR1 counted, rounds $p0 -> $p1"
 	kill_fixture "$TPID"
 }
