@@ -765,10 +765,10 @@ usr1_line() {
 	sed -n "s/^usr1 $1 progress \([0-9]*\)\$/\1/p" "$CT/adv.log" | tail -n 1
 }
 
-# adv_block DUMP NAME: the frames of thread NAME in a dump.
+# adv_block DUMP N: the frames of the Nth thread of a dump (in the VM's
+# order, main first: the parked threads' names are corrupted too).
 adv_block() {
-	awk -v t="\"$2\"" '$1 == "thread" && $3 == t { p = 1; next }
-		/^$/ { p = 0 } p' "$1"
+	awk -v n="$2" '/^thread / { k++; next } /^$/ { next } k == n' "$1"
 }
 
 # matrix-adversary: adversary.rb corrupts, through Fiddle, the frames of
@@ -809,11 +809,15 @@ check_matrix_adversary() {
 	# thread's block changed (unreadable, or descend_a's hostile label).
 	run_rbflame advafter 30 dump -p "$TPID"
 	expect_rc 0 "rbflame dump -p PID (after the corruption)"
-	for k in $(seq 0 16); do
-		got=$(adv_block "$CT/advafter.out" "adv-$k")
-		[ -n "$got" ] || fail "after the corruption: no block for adv-$k"
-		[ "$got" != "$(adv_block "$CT/advbefore.out" "adv-$k")" ] ||
-			fail "after the corruption: adv-$k reads as before"
+	[ "$(grep -c '^thread ' "$CT/advafter.out")" = 18 ] ||
+		fail "after the corruption: $(grep -c '^thread ' "$CT/advafter.out") threads in a dump, want 18"
+	grep -q "^thread $TPID \"main\" gvl\$" "$CT/advafter.out" ||
+		fail "after the corruption: the main thread is not the first, holding the GVL"
+	for k in $(seq 2 18); do
+		got=$(adv_block "$CT/advafter.out" "$k")
+		[ -n "$got" ] || fail "after the corruption: no frames for thread $k"
+		[ "$got" != "$(adv_block "$CT/advbefore.out" "$k")" ] ||
+			fail "after the corruption: thread $k (adv-$((k - 2))) reads as before"
 	done
 	unread=$(grep -c '^  (unreadable)$' "$CT/advafter.out" || true)
 	kill -USR1 "$TPID"
