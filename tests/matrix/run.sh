@@ -793,17 +793,18 @@ check_matrix_adversary() {
 	# Before: every thread's stack read (18 blocks, none unreadable).
 	run_rbflame advbefore 30 dump -p "$TPID"
 	expect_rc 0 "rbflame dump -p PID (before the corruption)"
-	[ "$(grep -c '^thread ' "$CT/advbefore.out")" = 18 ] &&
-		! grep -q '(unreadable)' "$CT/advbefore.out" ||
+	if [ "$(grep -c '^thread ' "$CT/advbefore.out")" != 18 ] ||
+		grep -q '(unreadable)' "$CT/advbefore.out"; then
 		fail "before the corruption: want 18 readable threads, got: $(grep -A1 '^thread ' "$CT/advbefore.out")"
+	fi
 	# The fixture corrupts with the layout rbflame reads it with.
 	run_rbflame advlayout 30 dump -p "$TPID" --layout
 	expect_rc 0 "rbflame dump -p PID --layout"
 	col=3
 	head -n 1 "$CT/advlayout.out" | grep -q 'read with the DWARF layout$' && col=2
 	{ awk -v c=$col '!/^#/ { print $1, $c }' "$CT/advlayout.out"; echo end; } \
-		>"$ROOT$lay.tmp" && mv "$ROOT$lay.tmp" "$ROOT$lay" ||
-		fail "cannot write $ROOT$lay"
+		>"$ROOT$lay.tmp" || fail "cannot write $ROOT$lay.tmp"
+	mv "$ROOT$lay.tmp" "$ROOT$lay" || fail "cannot write $ROOT$lay"
 	wait_line "$CT/adv.log" '^corrupted [0-9]+$' 30 "$TPID"
 	# After: the corruptions are where rbflame reads: each parked
 	# thread's block changed (unreadable, or descend_a's hostile label).
@@ -868,8 +869,9 @@ check_matrix_adversary() {
 	# rest is the main thread, spinning in Object#toil.
 	read -r k tot <<<"$(share "$CT/adv.folded" '(^|;)Object#toil ' \
 		'^(?!.*;\(blocked\)$)')"
-	[ "$tot" -gt 0 ] && [ "$((k * 100))" -ge "$((tot * 80))" ] ||
+	if [ "$tot" = 0 ] || [ "$((k * 100))" -lt "$((tot * 80))" ]; then
 		fail "adversary.rb: $k of $tot samples not (blocked) in Object#toil, want >= 80%"
+	fi
 	say "  adversary: $(grep -c '^corrupt ' "$CT/adv.log") corruptions," \
 		"$unread of 17 parked threads unreadable in a dump, the others changed;" \
 		"${BASH_REMATCH[1]} ticks at ${BASH_REMATCH[2]} Hz (${BASH_REMATCH[3]} late)," \
