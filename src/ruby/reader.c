@@ -1355,6 +1355,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		uint64_t th = node - L->thread_lt_node;
 		struct ruby_stack *st = &out[n];
 		uint64_t ec, name;
+		bool bad;
 
 		if (seen_thread(out, n, th))
 			break;
@@ -1368,10 +1369,14 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 			st->tid = 0;
 		st->status = (int)bits(r, th, L->thread_status_bit,
 				       L->thread_status_width);
+		/* A name that cannot be read (the target's to corrupt: only
+		 * Thread#name reads it) loses the name, not the stack. */
+		bad = r->bad;
 		name = rd64(r, th + L->thread_name);
 		if (!rstring(r, name, st->name, sizeof(st->name)))
 			snprintf(st->name, sizeof(st->name), "%s",
 				 th == tl.main_thread ? "main" : "");
+		r->bad = bad;
 		st->gvl = ec && ec == tl.running_ec;
 		if (st->gvl)
 			status_plausible(r, st->status);

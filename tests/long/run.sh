@@ -14,12 +14,14 @@
 #   gvlshare.sh two CPU-bound threads: each about half its samples waiting
 #   gate-noise.sh  20 pairs of the same code, three runs a side, under
 #               CPU contention: rbflame diff --fail-above 5 always passes
+#   adversary.sh  a target that corrupts its own unused VM structures:
+#               rbflame survives, bounded, and the target runs on
 #   deb.sh      the Debian package: built, lintian clean, installed with
 #               apt into a fresh bookworm chroot, profiling Ruby there
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh gate-noise.sh fuzz.sh deb.sh}; do
+for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh gate-noise.sh fuzz.sh adversary.sh deb.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)

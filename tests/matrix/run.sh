@@ -115,6 +115,19 @@
 #   native-zlib     --native on Zlib::Deflate.deflate: >= 75% of the
 #                   samples with libz frames under the Ruby frames.
 #
+# and the adversarial target, tests/matrix/fixtures/adversary.rb (issue 20):
+#
+#   matrix-adversary  the fixture corrupts, through Fiddle, what it never
+#                   uses again (17 parked threads' frames, an iseq, a class
+#                   name: cycles, huge lengths, wild pointers, no
+#                   terminators), with the layout 'rbflame dump --layout'
+#                   gives; then 'rbflame -p PID -s 30 -r 1000': no crash,
+#                   no hang (60 s timeout), peak RSS under 100 MiB, failed
+#                   reads counted (>= one a tick), the profile written
+#                   (>= 80% the main thread's Object#toil), every thread
+#                   untraced and running after; the target still makes
+#                   progress and counted the 7 SIGUSR1 sent.
+#
 # and on the reader's fixtures (tests/ruby/fixtures), the expected stacks of
 # tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
 # included, one check each.
@@ -743,6 +756,131 @@ check_matrix_blocked() {
 	stop_states
 }
 
+# ---- the adversarial target: adversary.rb ------------------------------------
+
+# usr1_line N: waits for adversary.rb's answer to its Nth SIGUSR1 ('usr1 N
+# progress ROUNDS') and prints ROUNDS.
+usr1_line() {
+	wait_line "$CT/adv.log" "^usr1 $1 progress [0-9]+\$" 10 "$TPID"
+	sed -n "s/^usr1 $1 progress \([0-9]*\)\$/\1/p" "$CT/adv.log" | tail -n 1
+}
+
+# adv_block DUMP N: the frames of the Nth thread of a dump (in the VM's
+# order, main first: the parked threads' names are corrupted too).
+adv_block() {
+	awk -v n="$2" '/^thread / { k++; next } /^$/ { next } k == n' "$1"
+}
+
+# matrix-adversary: adversary.rb corrupts, through Fiddle, the frames of
+# 17 parked threads, an iseq and a class name it never uses again (see
+# the fixture), and each parked thread's block in a dump changes (all 18
+# threads read whole before); then 'rbflame -p PID -s 30 -r 1000' on it,
+# under timeout(1) (60 s) and /usr/bin/time: exit 0, peak RSS under 100 MiB, failed reads
+# counted on the summary line (at least one a tick: every tick meets the
+# unreadable threads), a profile whose samples not (blocked) are the main
+# thread's Object#toil (>= 80%), no thread left traced or stopped; the target
+# alive, counting SIGUSR1 (5 sent during the run, one after) and making
+# progress after rbflame left.
+check_matrix_adversary() {
+	local lay=$TDIR/adversary.layout col k tot got sent p0 p1 rc sum rss unread
+	local re='\(([0-9]+) ticks at ([0-9.]+) Hz\), ([0-9]+) late ticks, ([0-9]+) failed reads'
+	command -v /usr/bin/time >/dev/null || fail "no /usr/bin/time (scripts/deps installs time)"
+	rm -f "$ROOT$lay"
+	FX=adversary.rb
+	start_fixture adv adversary.rb "$lay"
+	got=$(sed -n 's/^version //p' "$CT/adv.log")
+	[ "$got" = "$RVERSION" ] || fail "adversary.rb runs Ruby $got, want $RVERSION"
+	# Before: every thread's stack read (18 blocks, none unreadable).
+	run_rbflame advbefore 30 dump -p "$TPID"
+	expect_rc 0 "rbflame dump -p PID (before the corruption)"
+	if [ "$(grep -c '^thread ' "$CT/advbefore.out")" != 18 ] ||
+		grep -q '(unreadable)' "$CT/advbefore.out"; then
+		fail "before the corruption: want 18 readable threads, got: $(grep -A1 '^thread ' "$CT/advbefore.out")"
+	fi
+	# The fixture corrupts with the layout rbflame reads it with.
+	run_rbflame advlayout 30 dump -p "$TPID" --layout
+	expect_rc 0 "rbflame dump -p PID --layout"
+	col=3
+	head -n 1 "$CT/advlayout.out" | grep -q 'read with the DWARF layout$' && col=2
+	{ awk -v c=$col '!/^#/ { print $1, $c }' "$CT/advlayout.out"; echo end; } \
+		>"$ROOT$lay.tmp" || fail "cannot write $ROOT$lay.tmp"
+	mv "$ROOT$lay.tmp" "$ROOT$lay" || fail "cannot write $ROOT$lay"
+	wait_line "$CT/adv.log" '^corrupted [0-9]+$' 30 "$TPID"
+	# After: the corruptions are where rbflame reads: each parked
+	# thread's block changed (unreadable, or descend_a's hostile label).
+	run_rbflame advafter 30 dump -p "$TPID"
+	expect_rc 0 "rbflame dump -p PID (after the corruption)"
+	[ "$(grep -c '^thread ' "$CT/advafter.out")" = 18 ] ||
+		fail "after the corruption: $(grep -c '^thread ' "$CT/advafter.out") threads in a dump, want 18"
+	grep -q "^thread $TPID \"main\" gvl\$" "$CT/advafter.out" ||
+		fail "after the corruption: the main thread is not the first, holding the GVL"
+	for k in $(seq 2 18); do
+		got=$(adv_block "$CT/advafter.out" "$k")
+		[ -n "$got" ] || fail "after the corruption: no frames for thread $k"
+		[ "$got" != "$(adv_block "$CT/advbefore.out" "$k")" ] ||
+			fail "after the corruption: thread $k (adv-$((k - 2))) reads as before"
+	done
+	unread=$(grep -c '^  (unreadable)$' "$CT/advafter.out" || true)
+	kill -USR1 "$TPID"
+	sent=1
+	p0=$(usr1_line 1) || exit 1
+	# 30 s at 1000 Hz; its peak RSS from /usr/bin/time (the maximum over
+	# timeout and rbflame, its child).
+	/usr/bin/time -v -o "$CT/adv.time" timeout -k 5 60 "$RBFLAME" \
+		-p "$TPID" -s 30 -r 1000 -o "$CT/adv.folded" \
+		>"$CT/adv.out" 2>"$CT/adv.err" </dev/null &
+	RBPID=$!
+	track "$RBPID"
+	for k in 1 2 3 4 5; do
+		sleep 5
+		kill -USR1 "$TPID" || fail "the target is gone (SIGUSR1 $k)"
+		sent=$((sent + 1))
+		usr1_line "$sent" >/dev/null || exit 1
+	done
+	rc=0
+	wait "$RBPID" || rc=$?
+	case $rc in
+	0) ;;
+	124 | 137) fail "rbflame -p PID -s 30 -r 1000: still running after 60 s (killed)" ;;
+	*) fail "rbflame -p PID -s 30 -r 1000: exit status $rc: $(tail -n 3 "$CT/adv.err")" ;;
+	esac
+	wait_untraced "$TPID" 2
+	alive "$TPID" || fail "adversary.rb died"
+	case $(cut -d' ' -f3 "/proc/$TPID/stat") in
+	t | T) fail "adversary.rb left stopped" ;;
+	esac
+	kill -USR1 "$TPID"
+	sent=$((sent + 1))
+	p1=$(usr1_line "$sent") || exit 1
+	[ "$p1" -gt "$p0" ] ||
+		fail "adversary.rb made no progress: $p0 rounds at the first SIGUSR1, $p1 at the last"
+	[ "$(grep -c '^usr1 ' "$CT/adv.log")" = "$sent" ] ||
+		fail "adversary.rb counted $(grep -c '^usr1 ' "$CT/adv.log") SIGUSR1 lines, $sent sent"
+	rss=$(sed -n 's/^[[:space:]]*Maximum resident set size (kbytes): //p' "$CT/adv.time")
+	[ -n "$rss" ] || fail "no peak RSS in $CT/adv.time"
+	[ "$rss" -lt $((100 * 1024)) ] ||
+		fail "rbflame's peak RSS $rss KiB, want under 100 MiB"
+	sum=$(grep '^rbflame: [0-9]* samples' "$CT/adv.err" | tail -n 1)
+	[[ $sum =~ $re ]] || fail "no summary line: $(tail -n 1 "$CT/adv.err")"
+	[ "${BASH_REMATCH[4]}" -ge "${BASH_REMATCH[1]}" ] ||
+		fail "${BASH_REMATCH[4]} failed reads in ${BASH_REMATCH[1]} ticks: $unread unreadable threads, want one a tick at least"
+	assert_collapsed "$CT/adv.folded" "adversary.rb"
+	# The parked threads that still read are sampled (blocked) too; the
+	# rest is the main thread, spinning in Object#toil.
+	read -r k tot <<<"$(share "$CT/adv.folded" '(^|;)Object#toil ' \
+		'^(?!.*;\(blocked\)$)')"
+	if [ "$tot" = 0 ] || [ "$((k * 100))" -lt "$((tot * 80))" ]; then
+		fail "adversary.rb: $k of $tot samples not (blocked) in Object#toil, want >= 80%"
+	fi
+	say "  adversary: $(grep -c '^corrupt ' "$CT/adv.log") corruptions," \
+		"$unread of 17 parked threads unreadable in a dump, the others changed;" \
+		"${BASH_REMATCH[1]} ticks at ${BASH_REMATCH[2]} Hz (${BASH_REMATCH[3]} late)," \
+		"${BASH_REMATCH[4]} failed reads; peak RSS $((rss / 1024)) MiB;" \
+		"Object#toil $k/$tot samples not (blocked); target alive, untraced, $sent/$sent" \
+		"SIGUSR1 counted, rounds $p0 -> $p1"
+	kill_fixture "$TPID"
+}
+
 # ---- --native: native frames woven into the Ruby stacks ---------------------
 
 # ext_headers: the directory under which this Ruby's headers are (RbConfig's
@@ -1022,6 +1160,7 @@ test_version() {
 		run_check "$tag" native-ext check_native_ext
 		run_check "$tag" native-zlib check_native_zlib
 	fi
+	run_check "$tag" matrix-adversary check_matrix_adversary
 	for e in "${LABELS[@]}"; do
 		IFS='|' read -r -a spec <<<"$e"
 		read -r fx mode _ <<<"${spec[0]}"
