@@ -713,8 +713,9 @@ screen_resized(void)
 
 /* Keys and a redraw for every new view (none while paused). Ctrl-C is a
  * key here (raw mode): it reaches neither us as a signal nor a launched
- * command sharing the terminal. */
-static void
+ * command sharing the terminal. Returns the last view when sampling ended
+ * by itself (the target's exit, a signal), NULL after q. */
+static struct top_view *
 screen_ui(struct top *t, const volatile int *done)
 {
 	struct top_show sh = { .window = TOP_RECENT };
@@ -763,15 +764,65 @@ screen_ui(struct top *t, const volatile int *done)
 			screen_show(v, &sh);
 		dirty = false;
 	}
+	if ((n = take_view(t))) {
+		view_destroy(v);
+		v = n;
+	}
+	return v;
 out:
 	view_destroy(v);
+	return NULL;
+}
+
+/* Keeps what is written to stderr while the screen is up (a warning of
+ * the tracer thread would be drawn over), to print it after: -1 when it
+ * cannot, and stderr stays. */
+static int
+stderr_hold(FILE **held)
+{
+	int saved;
+
+	fflush(stderr);
+	*held = tmpfile();
+	if (!*held)
+		return -1;
+	saved = dup(STDERR_FILENO);
+	if (saved < 0 || dup2(fileno(*held), STDERR_FILENO) < 0) {
+		if (saved >= 0)
+			close(saved);
+		fclose(*held);
+		*held = NULL;
+		return -1;
+	}
+	return saved;
+}
+
+static void
+stderr_release(FILE *held, int saved)
+{
+	char buf[4096];
+	size_t n;
+
+	if (saved < 0)
+		return;
+	fflush(stderr);
+	dup2(saved, STDERR_FILENO);
+	close(saved);
+	rewind(held);
+	while ((n = fread(buf, 1, sizeof(buf), held)) > 0)
+		fwrite(buf, 1, n, stderr);
+	fclose(held);
 }
 
 static void
 top_ui(void *arg, const volatile int *done)
 {
 	struct top *t = arg;
+	struct top_show sh = { .window = TOP_RECENT };
+	struct top_view *last;
 	SCREEN *scr = NULL;
+	FILE *held = NULL;
+	int saved;
 
 	if (t->screen) {
 		scr = newterm(NULL, stdout, stdin);
@@ -794,9 +845,15 @@ top_ui(void *arg, const volatile int *done)
 		for (int b = 0; b < TOP_BARS; b++)
 			init_pair(b + 1, bars[b].colour, -1);
 	}
-	screen_ui(t, done);
+	saved = stderr_hold(&held);
+	last = screen_ui(t, done);
 	endwin();
 	delscreen(scr);
+	stderr_release(held, saved);
+	/* The target is gone (or a signal came): its last view stays. */
+	if (last)
+		plain_show(last, &sh);
+	view_destroy(last);
 }
 
 /* ---- the command line -------------------------------------------------------- */

@@ -21,7 +21,8 @@
 #     run; after each the fixture runs on, untraced (TracerPid 0 in every
 #     thread, none in state t).
 # Then without a terminal: a plain-text snapshot with Object#spin on top,
-# status 0 after SIGINT; and the target's exit ends a run with status 0.
+# status 0 after SIGINT. The target's exit ends a run with status 0, its
+# last view left on the terminal (or printed, without one).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -68,29 +69,36 @@ wait_screen() {
 	done
 }
 
-# start_top TAG: rbflame top -p $pid in a new tmux server; its exit
-# status goes to $T/TAG.rc, its stderr to $T/TAG.err.
+# start_top TAG [PID]: rbflame top -p PID ($pid by default) in a new tmux
+# server; its exit status goes to $T/TAG.rc, its stderr to $T/TAG.err;
+# the pane stays for end_top to read.
 start_top() {
 	rm -f "$T/$1.rc"
 	tm -f /dev/null new-session -d -s top -x 120 -y 40 \
-		"'$RBFLAME' top -p $pid 2>'$T/$1.err'; echo \$? >'$T/$1.rc'"
+		"'$RBFLAME' top -p ${2:-$pid} 2>'$T/$1.err'; echo \$? >'$T/$1.rc'; sleep 60"
 }
 
-# end_top TAG WHAT: rbflame exits within 3 s with status 0 and leaves the
-# fixture running, untraced.
+# end_top TAG WHAT SECS [PID]: rbflame exits within SECS with status 0
+# and leaves PID ($pid by default) running, untraced (no check for a gone
+# PID); the pane's last text is in $T/screen, the tmux server killed.
 end_top() {
-	local n=150
+	local n
+	n=$(perl -e 'print int($ARGV[0] * 50)' "$3")
 	until [ -s "$T/$1.rc" ]; do
 		n=$((n - 1))
-		[ "$n" -gt 0 ] || fail "$2: rbflame top still running after 3 s"
+		[ "$n" -gt 0 ] || fail "$2: rbflame top still running after $3 s"
 		sleep 0.02
 	done
 	RC=$(cat "$T/$1.rc")
+	screen
+	tm kill-server 2>/dev/null || true
 	[ ! -s "$T/$1.err" ] || cat "$T/$1.err" >&2
 	expect_rc 0 "rbflame top, $2"
-	wait_untraced "$pid" 2
-	assert_running "$pid" 3 0.1
-	say "$2: exit status 0; the fixture runs on, untraced"
+	if alive "${4:-$pid}"; then
+		wait_untraced "${4:-$pid}" 2
+		assert_running "${4:-$pid}" 3 0.1
+		say "$2: exit status 0; the fixture runs on, untraced"
+	fi
 }
 
 # ---- the hot method, the states ---------------------------------------------
@@ -195,11 +203,11 @@ say "resized to 80x24: redrawn to fit"
 # ---- q, Ctrl-C -------------------------------------------------------------------
 
 tm send-keys -t top q
-end_top quit "q"
+end_top quit "q" 3
 start_top ctrlc
 wait_screen 'SELF%' 10
 tm send-keys -t top C-c
-end_top ctrlc "Ctrl-C"
+end_top ctrlc "Ctrl-C" 3
 
 # ---- no terminal: snapshots ------------------------------------------------------
 
@@ -219,7 +227,18 @@ say "plain text: a snapshot with Object#spin on top; SIGINT: status 0"
 
 # ---- the target's exit -----------------------------------------------------------
 
-start_fixture short gvl.rb 3
+start_fixture short gvl.rb 4
+short=$TPID
+start_top gone "$short"
+end_top gone "the target's exit, on the screen" 10 "$short"
+grep -q 'sampling ended' "$T/screen" && first_row | grep -q ' Object#spin ' ||
+	{
+		cat "$T/screen" >&2
+		fail "the target's exit: no last view left on the terminal"
+	}
+say "the target's exit: status 0, the last view left on the terminal"
+
+start_fixture short2 gvl.rb 3
 short=$TPID
 start_rbflame gone top -p "$short"
 wait_rbflame 10 || fail "rbflame top still running 7 s after its target's end"
