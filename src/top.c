@@ -576,7 +576,8 @@ draw(struct top_out *o, struct top_view *v, const struct top_show *sh,
 			break;
 		if (o->rows && o->row >= o->rows - 1)
 			break;
-		outf(o, -1, "%6.1f%% %6.1f%%  %s", pct(r->self[w], v->samples[w]),
+		outf(o, -1, "%6.1f%% %6.1f%%  %s",
+		     pct(r->self[w], v->samples[w]),
 		     pct(r->total[w], v->samples[w]), r->name);
 		o->nl(o);
 		fns++;
@@ -645,7 +646,7 @@ plain_ui(struct top *t, const volatile int *done)
 	view_destroy(v);
 }
 
-/* ---- the full screen ------------------------------------------------------ */
+/* ---- the full screen ---------------------------------------------------- */
 
 static void
 screen_put(struct top_out *o, const char *s, int bar)
@@ -856,7 +857,7 @@ top_ui(void *arg, const volatile int *done)
 	view_destroy(last);
 }
 
-/* ---- the command line -------------------------------------------------------- */
+/* ---- the command line --------------------------------------------------- */
 
 static const char top_help[] =
 "Usage: rbflame top [--subprocesses] [-r HZ] -p PID\n"

@@ -75,7 +75,8 @@ wait_screen() {
 start_top() {
 	rm -f "$T/$1.rc"
 	tm -f /dev/null new-session -d -s top -x 120 -y 40 \
-		"'$RBFLAME' top -p ${2:-$pid} 2>'$T/$1.err'; echo \$? >'$T/$1.rc'; sleep 60"
+		"'$RBFLAME' top -p ${2:-$pid} 2>'$T/$1.err';
+		 echo \$? >'$T/$1.rc'; sleep 60"
 }
 
 # end_top TAG WHAT SECS [PID]: rbflame exits within SECS with status 0
@@ -86,7 +87,8 @@ end_top() {
 	n=$(perl -e 'print int($ARGV[0] * 50)' "$3")
 	until [ -s "$T/$1.rc" ]; do
 		n=$((n - 1))
-		[ "$n" -gt 0 ] || fail "$2: rbflame top still running after $3 s"
+		[ "$n" -gt 0 ] ||
+			fail "$2: rbflame top still running after $3 s"
 		sleep 0.02
 	done
 	RC=$(cat "$T/$1.rc")
@@ -133,11 +135,12 @@ read -r blk <<<"$(awk -v t="$main" '$1 == t { print $6 }' "$T/screen")"
 [ -n "$blk" ] && [ "$blk" -ge 95 ] ||
 	fail "main (tid $main) blocked ${blk:-?}%, want >= 95%"
 
-# ---- sorting, the window ------------------------------------------------------
+# ---- sorting, the window ----------------------------------------------------
 
 # falling COLUMN WHAT: the rows' COLUMN (1 self, 2 total) never rises.
 falling() {
-	rows | awk -v c="$1" 'NR > 1 && $c > prev + 0.05 { exit 1 } { prev = $c }' ||
+	rows | awk -v c="$1" \
+		'NR > 1 && $c > prev + 0.05 { exit 1 } { prev = $c }' ||
 		{
 			cat "$T/screen" >&2
 			fail "$2: column $1 rises"
@@ -165,7 +168,7 @@ wait_screen 'window: since start' 3
 tm send-keys -t top w
 wait_screen 'window: last 5 s' 3
 
-# ---- pause ---------------------------------------------------------------------
+# ---- pause ------------------------------------------------------------------
 
 tm send-keys -t top p
 wait_screen 'PAUSED' 3
@@ -189,18 +192,19 @@ for (( ; ; )); do
 done
 say "p freezes the screen for 2.5 s, p again thaws it"
 
-# ---- resize ---------------------------------------------------------------------
+# ---- resize -----------------------------------------------------------------
 
 tm resize-window -t top -x 80 -y 24
 wait_screen '^ q quit' 3
 n=$(wc -l <"$T/screen")
-[ "$(awk '{ if (length > m) m = length } END { print m + 0 }' "$T/screen")" -le 80 ] ||
+widest=$(awk '{ if (length > m) m = length } END { print m + 0 }' "$T/screen")
+[ "$widest" -le 80 ] ||
 	fail "after a resize to 80 columns, a line is wider"
 [ "$(grep -n '^ q quit' "$T/screen" | cut -d: -f1)" = 24 ] ||
 	fail "after a resize to 24 rows, the keys are not on row 24 (of $n)"
 say "resized to 80x24: redrawn to fit"
 
-# ---- q, Ctrl-C -------------------------------------------------------------------
+# ---- q, Ctrl-C ---------------------------------------------------------------
 
 tm send-keys -t top q
 end_top quit "q" 3
@@ -209,7 +213,7 @@ wait_screen 'SELF%' 10
 tm send-keys -t top C-c
 end_top ctrlc "Ctrl-C" 3
 
-# ---- no terminal: snapshots ------------------------------------------------------
+# ---- no terminal: snapshots -------------------------------------------------
 
 start_rbflame plain top -p "$pid"
 wait_line "$T/plain.out" '^  SELF%' 10 "$RBPID"
@@ -225,7 +229,7 @@ wait_untraced "$pid" 2
 assert_running "$pid" 3 0.1
 say "plain text: a snapshot with Object#spin on top; SIGINT: status 0"
 
-# ---- the target's exit -----------------------------------------------------------
+# ---- the target's exit ------------------------------------------------------
 
 start_fixture short gvl.rb 4
 short=$TPID
