@@ -22,7 +22,9 @@
 #     thread, none in state t).
 # Then without a terminal: a plain-text snapshot with Object#spin on top,
 # status 0 after SIGINT. The target's exit ends a run with status 0, its
-# last view left on the terminal (or printed, without one).
+# last view left on the terminal (or printed, without one). Last, launch
+# mode with --subprocesses on the forked fixture: the parent's and the
+# child's threads are rows, Child#spin is there, status 0.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -250,3 +252,27 @@ expect_rc 0 "rbflame top, target exited"
 grep -q 'sampling ended' "$T/gone.out" ||
 	fail "the target's exit: no last snapshot"
 say "the target's exit: a last snapshot, status 0"
+
+# ---- -- COMMAND with --subprocesses ---------------------------------------
+
+# The forked fixture's parent waits in Process.wait while its child spins
+# in Child#spin: both processes' main threads are rows, and Child#spin is
+# there. The command's output shares rbflame's; rbflame exits with its
+# status, 0.
+run_rbflame sub 20 top --subprocesses -- "$RUBY" "$FIXTURES/forked.rb" main 4
+expect_rc 0 "rbflame top --subprocesses -- ruby forked.rb main 4"
+child=$(sed -n 's/^child \([0-9]*\)$/\1/p' "$T/sub.out")
+parent=$(sed -n 's/^parent \([0-9]*\)$/\1/p' "$T/sub.out")
+[ -n "$child" ] && [ -n "$parent" ] ||
+	fail "--subprocesses: no parent or child pid"
+last=$(awk '/^rbflame top:/ { n = NR } END { print n }' "$T/sub.out")
+tail -n "+$last" "$T/sub.out" >"$T/sub.last"
+grep -q 'sampling ended' "$T/sub.last" ||
+	fail "--subprocesses: no last snapshot"
+grep -qE "^$child \"" "$T/sub.last" ||
+	fail "--subprocesses: no row for the child $child"
+grep -qE "^$parent \"" "$T/sub.last" ||
+	fail "--subprocesses: no row for the parent $parent"
+grep -qE '%  Child#spin ' "$T/sub.last" || fail "--subprocesses: no Child#spin"
+say "--subprocesses -- COMMAND: parent $parent and child $child" \
+	"watched, status 0"
