@@ -382,7 +382,7 @@ make_view(struct top *t, const struct profile *p, uint64_t elapsed_ns,
 
 /* The watch hook: count what is new, count the recent window again,
  * publish a view. */
-static void
+void
 top_watch(void *arg, const struct profile *p, uint64_t elapsed_ns,
 	  bool final)
 {
@@ -600,15 +600,33 @@ plain_nl(struct top_out *o)
 }
 
 static void
-plain_show(struct top_view *v, const struct top_show *sh)
+plain_show(FILE *f, struct top_view *v, const struct top_show *sh,
+	   int max_fns)
 {
 	struct top_out o = {
-		.put = plain_put, .nl = plain_nl, .width = 100, .f = stdout,
+		.put = plain_put, .nl = plain_nl, .width = 100, .f = f,
 	};
 
-	draw(&o, v, sh, TOP_PLAIN_ROWS);
-	fputc('\n', stdout);
-	fflush(stdout);
+	draw(&o, v, sh, max_fns);
+	fputc('\n', f);
+	fflush(f);
+}
+
+int
+top_print(struct top *t, FILE *f, bool since_start, bool by_total,
+	  int max_fns)
+{
+	struct top_show sh = {
+		.window = since_start ? TOP_ALL : TOP_RECENT,
+		.by_total = by_total,
+	};
+	struct top_view *v = take_view(t);
+
+	if (!v)
+		return -1;
+	plain_show(f, v, &sh, max_fns);
+	view_destroy(v);
+	return 0;
 }
 
 static void
@@ -636,7 +654,7 @@ plain_ui(struct top *t, const volatile int *done)
 			v = n;
 		}
 		if (v && (now_ns() >= next || (over && v->final))) {
-			plain_show(v, &sh);
+			plain_show(stdout, v, &sh, TOP_PLAIN_ROWS);
 			next = now_ns() + TOP_PLAIN_NS;
 		}
 		if (over)
@@ -853,7 +871,7 @@ top_ui(void *arg, const volatile int *done)
 	stderr_release(held, saved);
 	/* The target is gone (or a signal came): its last view stays. */
 	if (last)
-		plain_show(last, &sh);
+		plain_show(stdout, last, &sh, TOP_PLAIN_ROWS);
 	view_destroy(last);
 }
 
@@ -891,14 +909,36 @@ static const struct option long_options[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
+struct top *
+top_create(void)
+{
+	struct top *t = xcalloc(1, sizeof(*t));
+
+	pthread_mutex_init(&t->lock, NULL);
+	return t;
+}
+
+void
+top_destroy(struct top *t)
+{
+	if (!t)
+		return;
+	view_destroy(t->latest);
+	free(t->fn_of_frame);
+	free(t->fns);
+	free(t->fn_slots);
+	free(t->threads);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
+}
+
 int
 top_main(int argc, char **argv)
 {
 	struct options o;
-	struct top t = { .lock = PTHREAD_MUTEX_INITIALIZER };
+	struct top *t;
 	struct run_watch w = {
-		.watch = top_watch, .ui = top_ui,
-		.period_ns = TOP_PERIOD_NS, .arg = &t,
+		.watch = top_watch, .ui = top_ui, .period_ns = TOP_PERIOD_NS,
 	};
 	sigset_t winch;
 	char *end;
@@ -956,17 +996,14 @@ top_main(int argc, char **argv)
 	if (!o.npids && !o.command)
 		error_msg_and_help("top: give -p PID or -- COMMAND");
 
-	t.screen = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	t = top_create();
+	t->screen = isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
+	w.arg = t;
 	/* Both threads inherit the mask: the screen asks for its size. */
 	sigemptyset(&winch);
 	sigaddset(&winch, SIGWINCH);
 	pthread_sigmask(SIG_BLOCK, &winch, NULL);
 	code = run_watched(&o, &w);
-
-	view_destroy(t.latest);
-	free(t.fn_of_frame);
-	free(t.fns);
-	free(t.fn_slots);
-	free(t.threads);
+	top_destroy(t);
 	return code;
 }
