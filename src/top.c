@@ -75,14 +75,16 @@ static const struct top_bar_desc bars[TOP_BARS] = {
 #undef TOP_BAR_DESC
 };
 
-/* Which bar a sampled state fills: running without the GVL and states
- * not known (a native target) count as running. */
+/* Which bar a sampled state fills: running without the GVL counts as
+ * running; a state not known (a native target) fills none, TOP_BARS. */
 static enum top_bar
 bar_of(enum profile_state s)
 {
 	enum profile_state g = profile_state_desc(s)->group;
 
 	switch (g) {
+	case PROFILE_STATE_UNKNOWN:
+		return TOP_BARS;
 	case PROFILE_STATE_GC:
 		return TOP_BAR_GC;
 	case PROFILE_STATE_WAITING_GVL:
@@ -103,7 +105,7 @@ struct top_fn_row {
 
 struct top_thread_row {
 	char *name;			/* 'TID "NAME"', escaped */
-	uint64_t n[TOP_WINDOWS][TOP_BARS];
+	uint64_t n[TOP_WINDOWS][TOP_BARS + 1];	/* + state not known */
 };
 
 struct top_view {
@@ -149,7 +151,7 @@ struct top_fn {
 
 struct top_thread {
 	pid_t pid, tid;
-	uint64_t n[TOP_WINDOWS][TOP_BARS];
+	uint64_t n[TOP_WINDOWS][TOP_BARS + 1];	/* + state not known */
 };
 
 /* The stats of one look, for the rates of the recent window. */
@@ -536,11 +538,19 @@ draw(struct top_out *o, struct top_view *v, const struct top_show *sh,
 
 		for (int b = 0; b < TOP_BARS; b++)
 			all += r->n[w][b];
-		if (!all)
+		if (!all && !r->n[w][TOP_BARS])
 			continue;
 		if (o->rows && o->row >= o->rows / 2)
 			break;
 		outf(o, -1, "%-*.*s", name_w, name_w, r->name);
+		if (!all) {
+			/* A native target's threads: no state known. */
+			for (int b = 0; b < TOP_BARS; b++)
+				outf(o, -1, " %5s", "-");
+			outf(o, -1, "  (states not known: not Ruby)");
+			o->nl(o);
+			continue;
+		}
 		for (int b = 0; b < TOP_BARS; b++)
 			outf(o, -1, " %5.0f", pct(r->n[w][b], all));
 		outf(o, -1, "  ");

@@ -183,6 +183,27 @@ START_TEST(test_windows)
 }
 END_TEST
 
+/* A native target's thread: no state known, no bar, no share in one. */
+START_TEST(test_native_thread)
+{
+	struct profile *p = profile_create();
+	struct top *t = top_create();
+	uint32_t th = kind(p, PROFILE_FRAME_THREAD, "thread 21 \"\"");
+	uint32_t st[] = { th, kind(p, PROFILE_FRAME_NATIVE, "spin") };
+	char *text;
+
+	profile_add_sample(p, 1 * SEC, 20, 21, PROFILE_STATE_UNKNOWN, st, 2);
+	top_watch(t, p, 2 * SEC, false);
+	text = print_view(t, false, false);
+	ck_assert_ptr_nonnull(strstr(text,
+		"\n21 \"\"                        -     -     -     -  (states not known: not Ruby)\n"));
+	ck_assert_ptr_nonnull(strstr(text, " 100.0%  100.0%  spin\n"));
+	free(text);
+	top_destroy(t);
+	profile_destroy(p);
+}
+END_TEST
+
 /* A name with control characters is printed escaped. */
 START_TEST(test_escaped)
 {
@@ -214,6 +235,7 @@ top_suite(void)
 	tcase_add_test(tc, test_self_total);
 	tcase_add_test(tc, test_thread_bars);
 	tcase_add_test(tc, test_windows);
+	tcase_add_test(tc, test_native_thread);
 	tcase_add_test(tc, test_escaped);
 	suite_add_tcase(s, tc);
 	return s;
