@@ -14,6 +14,7 @@
 #include "rbflame/output.h"
 #include "rbflame/report.h"
 #include "rbflame/run.h"
+#include "rbflame/top.h"
 
 int
 main(int argc, char **argv)
@@ -27,6 +28,8 @@ main(int argc, char **argv)
 		return dump_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "report"))
 		return report_main(argc - 1, argv + 1);
+	if (argc > 1 && !strcmp(argv[1], "top"))
+		return top_main(argc - 1, argv + 1);
 	if (argc > 1 && !strcmp(argv[1], "diff"))
 		return diff_main(argc - 1, argv + 1);
 	switch (options_parse(argc, argv, &output_formats, &o, err,

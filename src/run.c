@@ -58,6 +58,8 @@ on_stop_signal(int sig, siginfo_t *si, void *uctx)
 
 struct run_ctx {
 	const struct options *o;
+	const struct run_watch *w;	/* NULL: none */
+	volatile int done;		/* the tracer thread is over */
 	struct profile *prof;
 	sigset_t wait_mask;
 	/* results of the tracer thread */
@@ -228,6 +230,7 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 	uint64_t end = o->duration > 0 ? start + (uint64_t)(o->duration * 1e9)
 				       : UINT64_MAX;
 	uint64_t next_progress = start + PROGRESS_NS;
+	uint64_t next_watch = c->w ? start + c->w->period_ns : UINT64_MAX;
 	struct schedule sched;
 	struct children kids = { 0 };
 
@@ -237,12 +240,19 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 
 		if (now >= end)
 			break;
+		if (now >= next_watch) {
+			c->w->watch(c->w->arg, c->prof, now - start, false);
+			next_watch = now + c->w->period_ns;
+		}
 		if (c->progress && now >= next_progress) {
 			progress_line(c, now - start, false);
 			next_progress = now + PROGRESS_NS;
 		}
 		if (now < sched.next_ns) {
 			uint64_t wake = sched.next_ns < end ? sched.next_ns : end;
+
+			if (wake > next_watch)
+				wake = next_watch > now ? next_watch : now;
 
 			target_poll(t, wake - now);
 			continue;
@@ -261,6 +271,8 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 		target_take_signals(t);
 	}
 	c->prof->stats.duration_s = (now_ns() - start) / 1e9;
+	if (c->w)
+		c->w->watch(c->w->arg, c->prof, now_ns() - start, true);
 	c->nprocs = t->nprocs;
 	children_fini(&kids);
 	if (c->progress)
@@ -318,10 +330,21 @@ out_fail:
 	return -1;
 }
 
+static void *tracer_run(struct run_ctx *c);
+
 static void *
 tracer_main(void *arg)
 {
 	struct run_ctx *c = arg;
+
+	tracer_run(c);
+	__atomic_store_n(&c->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+static void *
+tracer_run(struct run_ctx *c)
+{
 	const struct options *o = c->o;
 	struct target t;
 	struct sampler s;
@@ -425,7 +448,7 @@ summary(const struct run_ctx *c)
 {
 	const struct profile_stats *st = &c->prof->stats;
 
-	if (quiet_enabled)
+	if (quiet_enabled || c->w)
 		return;
 	fprintf(stderr,
 		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99",
@@ -594,10 +617,24 @@ check_pids(const struct options *o)
 	return 0;
 }
 
+void
+run_stop(void)
+{
+	stop_signal = SIGINT;
+	stop_from_user = 0;
+	stop_flag = 1;
+}
+
 int
 run_profile(const struct options *o)
 {
-	struct run_ctx c = { .o = o };
+	return run_watched(o, NULL);
+}
+
+int
+run_watched(const struct options *o, const struct run_watch *w)
+{
+	struct run_ctx c = { .o = o, .w = w };
 	struct output_opts view;
 	struct sigaction sa;
 	sigset_t block;
@@ -637,11 +674,13 @@ run_profile(const struct options *o)
 	c.prof = profile_create();
 	c.prof->max_frames = o->max_frames;
 	c.prof->stats.rate_hz = o->rate;
-	c.progress = !o->quiet && isatty(STDERR_FILENO);
+	c.progress = !o->quiet && !w && isatty(STDERR_FILENO);
 	if (pthread_create(&tracer, NULL, tracer_main, &c) != 0) {
 		perror_msg("cannot start the sampling thread");
 		return fail;
 	}
+	if (w)
+		w->ui(w->arg, &c.done);
 	pthread_join(tracer, NULL);
 
 	if (c.attach_errno || c.exec_errno) {

@@ -11,12 +11,41 @@
 
 #include "rbflame/options.h"
 
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "rbflame/profile.h"
 
 /** Runs the profile described by o; returns the process exit status. */
 int run_profile(const struct options *o);
+
+/**
+ * A live view of a run (rbflame top). The run goes as run_profile()'s,
+ * with two hooks and no summary line:
+ *
+ * watch    on the tracer thread, between two ticks, about every period_ns
+ *          and once more when sampling ends (final): the one place prof
+ *          may be read while the run goes on. elapsed_ns counts from the
+ *          run's start, as the samples' times do.
+ * ui       on the main thread once the tracer thread has started; it
+ *          returns when *done turns true (sampling has ended) or after it
+ *          has called run_stop() (the user asked).
+ */
+struct run_watch {
+	void (*watch)(void *arg, const struct profile *prof,
+		      uint64_t elapsed_ns, bool final);
+	void (*ui)(void *arg, const volatile int *done);
+	uint64_t period_ns;
+	void *arg;
+};
+
+/** run_profile() with a watcher w (may be NULL). */
+int run_watched(const struct options *o, const struct run_watch *w);
+
+/** Ends the run as Ctrl-C would, but asked from inside: the launched
+ * command, if any, is sent nothing. Safe from any thread. */
+void run_stop(void);
 
 struct outfile;
 
