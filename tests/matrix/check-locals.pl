@@ -12,6 +12,8 @@
 #    'block in LocalsFixture#hold' its block parameter and block local;
 #  - the GVL holder's Ruby frames, and only its, say their values may be
 #    stale (the fixture runs no JIT);
+#  - with "yjit": thread "lx-yjit"'s Object#hot, entered from YJIT code,
+#    shows its values marked stale though its thread is parked;
 #  - with "corrupt": thread "lx-victim"'s Object#victim shows '?' for the
 #    String whose pointer is garbage, and 64 bytes with the claimed length
 #    for the one whose length is.
@@ -66,6 +68,12 @@ my %want = (
 		'inner = :block_local',
 	],
 );
+if (($mode // '') eq 'yjit') {
+	$want{'Object#hot'} = [
+		'self = #<Object>', $stale,
+		'i = 199', 's = "ab" (2 bytes)', 't = "abab" (4 bytes)',
+	];
+}
 if (($mode // '') eq 'corrupt') {
 	$want{'Object#victim'} = [
 		'self = #<Object>',
@@ -85,7 +93,8 @@ sub frame_of {
 
 my $checked = 0;
 for my $label (sort keys %want) {
-	my $tname = $label eq 'Object#victim' ? 'lx-victim' : 'lx-hold';
+	my $tname = $label eq 'Object#victim' ? 'lx-victim'
+		  : $label eq 'Object#hot'  ? 'lx-yjit' : 'lx-hold';
 	my $f = frame_of($tname, $label);
 	if (!$f) {
 		push @errs, "thread $tname: no frame $label";
@@ -99,10 +108,12 @@ for my $label (sort keys %want) {
 	$checked += @{ $want{$label} };
 }
 
-# Stale marks: on every Ruby frame of the GVL holder, on no other.
+# Stale marks: on every Ruby frame of the GVL holder, on no other (YJIT
+# frames aside).
 my ($holder, $ruby_frames) = ('none', 0);
 for my $t (values %threads) {
 	$holder = $t->{name} if $t->{gvl};
+	next if $t->{name} eq 'lx-yjit';
 	for my $f (@{ $t->{frames} }) {
 		my @l = @{ $f->{lines} };
 		next unless @l;		# a C frame

@@ -13,7 +13,8 @@
 # memory, as the hardening issue's adversarial target has): the dump
 # prints '?' for the one pointing nowhere and 64 bytes for the one that
 # claims 2^63-1 bytes, exits 0, and the target runs on, five dumps in a
-# row.
+# row. Last, under YJIT, a parked frame entered from JIT code is marked
+# stale.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -56,5 +57,21 @@ for i in 1 2 3 4 5; do
 	assert_running "$pid" 2 0.05
 done
 say "garbage Strings: $(cat "$T/check5.txt")"
+kill_tracee "$pid"
+
+# YJIT (Debian's 3.1 has it): a parked frame entered from JIT code says
+# its values may be stale.
+"$RUBY" --yjit --yjit-call-threshold=2 "$FIXTURES/locals.rb" yjit \
+	>"$T/yjit.log" 2>&1 </dev/null &
+pid=$!
+track "$pid"
+wait_line "$T/yjit.log" '^ready$' 20 "$pid"
+run_rbflame yjit 30 dump -p "$pid" --locals
+expect_rc 0 "rbflame dump -p PID --locals (YJIT)"
+perl "$CHECK" "$T/yjit.out" yjit >"$T/checky.txt" || {
+	cat "$T/checky.txt" "$T/yjit.out" >&2
+	fail "dump --locals under YJIT"
+}
+say "YJIT: $(cat "$T/checky.txt")"
 kill_tracee "$pid"
 say "PASS"
