@@ -23,6 +23,7 @@
 #include "rbflame/diagnose.h"
 #include "rbflame/dump.h"
 #include "rbflame/error.h"
+#include "rbflame/json.h"
 #include "rbflame/mem.h"
 #include "rbflame/options.h"
 #include "rbflame/proc.h"
@@ -40,8 +41,8 @@
 #define MAPS_MAX (16u << 20)
 
 static const char dump_help[] =
-"Usage: rbflame dump -p PID [--snapshot FILE | --layout]\n"
-"       rbflame dump --from-snapshot FILE\n"
+"Usage: rbflame dump -p PID [--locals] [--json] [--snapshot FILE | --layout]\n"
+"       rbflame dump --from-snapshot FILE [--locals] [--json]\n"
 "Print the Ruby stack of every thread of a process once, root frame first.\n"
 "\n"
 "Target:\n"
@@ -54,6 +55,11 @@ static const char dump_help[] =
 "      --snapshot FILE      also save the memory that was read, the maps\n"
 "                           and the registers to FILE, for bug reports and\n"
 "                           tests (it holds process memory: keep it private)\n"
+"      --locals             under each Ruby frame, its self, arguments and\n"
+"                           local variables (at most 32, Strings cut at 64\n"
+"                           bytes; '?' for what cannot be read)\n"
+"      --json               print the dump as one JSON document (see\n"
+"                           doc/dump-json.md)\n"
 "      --layout             print the Ruby layout instead of the stacks: one\n"
 "                           'FIELD DWARF BUILT-IN' line per field of struct\n"
 "                           ruby_layout, from the target's DWARF and from\n"
@@ -64,13 +70,16 @@ static const char dump_help[] =
 "  -h, --help               show this help and exit\n"
 "\n"
 "Each thread prints as 'thread TID \"NAME\"' (plus ' gvl' for the thread\n"
-"holding the GVL), then one '  LABEL (PATH:LINE)' line per frame.\n"
+"holding the GVL), then one '  LABEL (PATH:LINE)' line per frame; with\n"
+"--locals, '    self = VALUE' and '    NAME = VALUE' lines under it.\n"
 "Exit status: 0 on success, 1 on a runtime failure, 2 on a usage error.\n";
 
 enum {
 	OPT_SNAPSHOT = 0x100,
 	OPT_FROM_SNAPSHOT,
 	OPT_LAYOUT,
+	OPT_LOCALS,
+	OPT_JSON,
 };
 
 static const struct option long_options[] = {
@@ -78,6 +87,8 @@ static const struct option long_options[] = {
 	{ "snapshot", required_argument, NULL, OPT_SNAPSHOT },
 	{ "from-snapshot", required_argument, NULL, OPT_FROM_SNAPSHOT },
 	{ "layout", no_argument, NULL, OPT_LAYOUT },
+	{ "locals", no_argument, NULL, OPT_LOCALS },
+	{ "json", no_argument, NULL, OPT_JSON },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -95,6 +106,7 @@ enum dump_stage {
 struct dump_ctx {
 	pid_t pid;
 	bool record;
+	bool locals;
 	sigset_t wait_mask;
 	/* results of the tracer thread, valid after the join */
 	enum dump_stage stage;
@@ -166,6 +178,40 @@ print_layouts(const struct ruby_vm *vm, pid_t pid,
 	}
 }
 
+/* What the dump prints besides the stacks. */
+struct dump_what {
+	bool locals;
+	bool json;
+};
+
+static void
+print_locals(const struct ruby_locals *lo)
+{
+	fputs("    self = ", stdout);
+	fputs(lo->self, stdout);	/* printable ASCII (ruby_local) */
+	putchar('\n');
+	if (lo->stale)
+		puts("    (values may be stale: JIT code or the running thread may hold newer ones in registers)");
+	if (lo->total == -2) {
+		printf("    (locals not read: over %d frames)\n",
+		       RUBY_MAX_LOCALS_FRAMES);
+		return;
+	}
+	if (lo->total < 0) {
+		puts("    ? (the local table cannot be read)");
+		return;
+	}
+	for (int i = 0; i < lo->n; i++) {
+		fputs("    ", stdout);
+		put_clean(lo->v[i].name);
+		fputs(" = ", stdout);
+		fputs(lo->v[i].value, stdout);
+		putchar('\n');
+	}
+	if (lo->total > lo->n)
+		printf("    (%d more locals)\n", lo->total - lo->n);
+}
+
 static void
 print_stacks(const struct ruby_stack *stacks, int n)
 {
@@ -194,8 +240,110 @@ print_stacks(const struct ruby_stack *stacks, int n)
 			fputs(" (", stdout);
 			put_clean(fr->path);
 			printf(":%d)\n", fr->line);
+			if (fr->locals)
+				print_locals(fr->locals);
 		}
 	}
+}
+
+static void
+json_locals(struct json *j, const struct ruby_locals *lo)
+{
+	json_key(j, "self");
+	json_string(j, lo->self);
+	json_key(j, "stale");
+	json_bool(j, lo->stale);
+	json_key(j, "locals_total");
+	if (lo->total < 0)
+		json_null(j);
+	else
+		json_int(j, lo->total);
+	json_key(j, "locals");
+	json_array_begin(j);
+	for (int i = 0; i < lo->n; i++) {
+		json_object_begin(j);
+		json_key(j, "name");
+		json_string(j, lo->v[i].name);
+		json_key(j, "value");
+		json_string(j, lo->v[i].value);
+		json_object_end(j);
+	}
+	json_array_end(j);
+}
+
+/* The dump as one JSON document: doc/dump-json.md. */
+static void
+print_json(pid_t pid, const char *version, const struct ruby_stack *stacks,
+	   int n, bool locals)
+{
+	struct json j;
+
+	json_init(&j, stdout);
+	json_object_begin(&j);
+	json_key(&j, "format");
+	json_string(&j, "rbflame-dump");
+	json_key(&j, "version");
+	json_int(&j, 1);
+	json_key(&j, "pid");
+	json_int(&j, pid);
+	json_key(&j, "ruby_version");
+	json_string(&j, version);
+	json_key(&j, "locals");
+	json_bool(&j, locals);
+	json_key(&j, "threads");
+	json_array_begin(&j);
+	for (int i = 0; i < n; i++) {
+		const struct ruby_stack *st = &stacks[i];
+
+		json_object_begin(&j);
+		json_key(&j, "tid");
+		json_int(&j, st->tid);
+		json_key(&j, "name");
+		json_string(&j, st->name);
+		json_key(&j, "gvl");
+		json_bool(&j, st->gvl);
+		json_key(&j, "state");
+		json_string(&j, ruby_state_name(st->state));
+		json_key(&j, "readable");
+		json_bool(&j, st->nframes >= 0);
+		json_key(&j, "frames");
+		json_array_begin(&j);
+		/* Root first, leaf last, as the text prints them. */
+		for (int f = st->nframes - 1; f >= 0; f--) {
+			const struct ruby_frame *fr = &st->frames[f];
+
+			json_object_begin(&j);
+			json_key(&j, "label");
+			json_string(&j, fr->label);
+			json_key(&j, "path");
+			if (fr->path)
+				json_string(&j, fr->path);
+			else
+				json_null(&j);
+			json_key(&j, "line");
+			json_int(&j, fr->line);
+			json_key(&j, "cfunc");
+			json_bool(&j, fr->cfunc);
+			if (fr->locals)
+				json_locals(&j, fr->locals);
+			json_object_end(&j);
+		}
+		json_array_end(&j);
+		json_object_end(&j);
+	}
+	json_array_end(&j);
+	json_object_end(&j);
+	putchar('\n');
+}
+
+static void
+print_dump(pid_t pid, const char *version, const struct ruby_stack *stacks,
+	   int n, const struct dump_what *w)
+{
+	if (w->json)
+		print_json(pid, version, stacks, n, w->locals);
+	else
+		print_stacks(stacks, n);
 }
 
 /* The text of /proc/PID/maps, NULL when unreadable. */
@@ -307,6 +455,7 @@ tracer_main(void *arg)
 		c->err = errno ? errno : EINVAL;
 		goto out_release;
 	}
+	ruby_reader_set_locals(c->reader, c->locals);
 	c->stacks = xcalloc(RUBY_MAX_THREADS, sizeof(*c->stacks));
 	stop_all(c, &t);
 	mem_flush(c->mem);
@@ -398,9 +547,11 @@ save_snapshot(struct dump_ctx *c, const char *path)
 }
 
 static int
-dump_live(pid_t pid, const char *snapshot, bool layout)
+dump_live(pid_t pid, const char *snapshot, bool layout,
+	  const struct dump_what *w)
 {
-	struct dump_ctx c = { .pid = pid, .record = snapshot != NULL };
+	struct dump_ctx c = { .pid = pid, .record = snapshot != NULL,
+			      .locals = w->locals };
 	struct sigaction sa, old_int, old_term, old_hup;
 	sigset_t block, old_mask;
 	pthread_t tracer;
@@ -441,7 +592,7 @@ dump_live(pid_t pid, const char *snapshot, bool layout)
 			print_layouts(&c.vm, pid,
 				      ruby_reader_checks(c.reader));
 		else
-			print_stacks(c.stacks, c.nstacks);
+			print_dump(pid, c.vm.version, c.stacks, c.nstacks, w);
 		if (fflush(stdout) != 0) {
 			perror_msg("cannot write to standard output");
 			code = 1;
@@ -467,7 +618,7 @@ out_signals:
 }
 
 static int
-dump_offline(const char *path)
+dump_offline(const char *path, const struct dump_what *w)
 {
 	struct snapshot_meta meta;
 	struct ruby_reader *r = NULL;
@@ -502,6 +653,7 @@ dump_offline(const char *path)
 		perror_msg("cannot read the Ruby VM in snapshot '%s'", path);
 		goto out;
 	}
+	ruby_reader_set_locals(r, w->locals);
 	stacks = xcalloc(RUBY_MAX_THREADS, sizeof(*stacks));
 	n = ruby_read_stacks(r, stacks, RUBY_MAX_THREADS);
 	if (n < 0) {
@@ -509,7 +661,7 @@ dump_offline(const char *path)
 			   path);
 		goto out;
 	}
-	print_stacks(stacks, n);
+	print_dump(meta.pid, vm.version, stacks, n, w);
 	if (fflush(stdout) != 0) {
 		perror_msg("cannot write to standard output");
 		goto out;
@@ -527,6 +679,7 @@ int
 dump_main(int argc, char **argv)
 {
 	const char *snapshot = NULL, *from = NULL;
+	struct dump_what w = { 0 };
 	bool layout = false;
 	pid_t pid = 0;
 	int c;
@@ -549,6 +702,12 @@ dump_main(int argc, char **argv)
 			break;
 		case OPT_LAYOUT:
 			layout = true;
+			break;
+		case OPT_LOCALS:
+			w.locals = true;
+			break;
+		case OPT_JSON:
+			w.json = true;
 			break;
 		case 'h':
 			fputs(dump_help, stdout);
@@ -578,7 +737,9 @@ dump_main(int argc, char **argv)
 		error_msg_and_help("dump: give -p PID or --from-snapshot FILE");
 	if (layout && (from || snapshot))
 		error_msg_and_help("dump: --layout needs -p, without --snapshot");
+	if (layout && (w.locals || w.json))
+		error_msg_and_help("dump: --layout prints the layout: drop --locals and --json");
 	if (from)
-		return dump_offline(from);
-	return dump_live(pid, snapshot, layout);
+		return dump_offline(from, &w);
+	return dump_live(pid, snapshot, layout, &w);
 }

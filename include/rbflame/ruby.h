@@ -102,6 +102,37 @@ int ruby_vm_find_step(pid_t pid, struct mem *mem, struct symtab *st,
 void ruby_vm_unsupported_msg(const struct ruby_vm *vm, pid_t pid, char *buf,
 			     size_t cap);
 
+#define RUBY_MAX_LOCALS 32	/* locals rendered per frame */
+#define RUBY_LOCAL_TEXT 300	/* bytes of one rendered value, NUL included */
+#define RUBY_LOCAL_STRING 64	/* bytes of a String shown */
+#define RUBY_MAX_LOCALS_FRAMES 2048 /* frames whose locals one read keeps */
+
+/** A local variable or argument of a frame (ruby_reader_set_locals()). */
+struct ruby_local {
+	const char *name;	/* from the iseq's local table; "?" unknown */
+	/* The value rendered as printable ASCII (every other byte as \xNN):
+	 * nil, true, false, 42, 1.5, :sym, "text" (N bytes), with "..."
+	 * before the closing quote when cut at RUBY_LOCAL_STRING bytes,
+	 * #<Array size=N>, #<Hash size=N>, #<Integer> for a bignum,
+	 * #<ClassName>; "?" when it cannot be read. */
+	char value[RUBY_LOCAL_TEXT];
+};
+
+/** What a Ruby frame holds. Owned by the reader, valid until its next
+ * ruby_read_stacks() or ruby_reader_destroy(). */
+struct ruby_locals {
+	char self[RUBY_LOCAL_TEXT];	/* the frame's self, rendered */
+	/* The values may be older than what the code holds: the frame is
+	 * the GVL holder's (its values may be in registers when it
+	 * stopped) or runs YJIT code. */
+	bool stale;
+	/* locals in the frame's table; -1 unreadable; -2 not read, over
+	 * RUBY_MAX_LOCALS_FRAMES frames in this read */
+	int total;
+	int n;				/* rendered in v[], <= RUBY_MAX_LOCALS */
+	struct ruby_local v[RUBY_MAX_LOCALS];
+};
+
 /** One frame, innermost first in a stack. Strings are owned by the reader. */
 struct ruby_frame {
 	const char *label;	/* "A#m", "block in A#m", "Integer#times" */
@@ -115,6 +146,9 @@ struct ruby_frame {
 				 * method runs (its definition's
 				 * body.cfunc.func, through aliases), 0 when
 				 * not known */
+	/* Ruby frames, when the reader reads locals: what the frame
+	 * holds; NULL otherwise */
+	const struct ruby_locals *locals;
 };
 
 /* Why a thread is where it is, as far as the VM can tell. */
@@ -159,6 +193,17 @@ struct ruby_reader;
 struct ruby_reader *ruby_reader_create(const struct ruby_vm *vm,
 				       struct mem *mem, pid_t pid);
 void ruby_reader_destroy(struct ruby_reader *r);
+
+/**
+ * Whether ruby_read_stacks() also reads the locals of every Ruby frame
+ * (ruby_frame.locals): off by default, for "rbflame dump --locals". Every
+ * read of a value is bounded and may fail (a "?"), never the stack.
+ */
+void ruby_reader_set_locals(struct ruby_reader *r, bool on);
+
+/** The name of a state as data: "running", "gc_marking", "gc_sweeping",
+ * "gc", "waiting_gvl", "no_gvl". */
+const char *ruby_state_name(enum ruby_state s);
 
 /**
  * The kernel tid of the thread holding the GVL, 0 when none holds it;

@@ -234,6 +234,12 @@ RBL_FIELD(uint16_t, body_local_iseq, ANY, OFF, "struct rb_iseq_constant_body",
 	  "local_iseq")
 RBL_FIELD(uint16_t, body_parent_iseq, ANY, OFF, "struct rb_iseq_constant_body",
 	  "parent_iseq")
+/* const ID *, the names of the locals (dump --locals) */
+RBL_FIELD(uint16_t, body_local_table, OPT, OFF, "struct rb_iseq_constant_body",
+	  "local_table")
+/* unsigned int */
+RBL_FIELD(uint16_t, body_local_table_size, OPT, OFF,
+	  "struct rb_iseq_constant_body", "local_table_size")
 RBL_FIELD(uint16_t, sizeof_insn_info_entry, ANY, SIZE,
 	  "struct iseq_insn_info_entry", NULL)
 /* int */
@@ -352,6 +358,17 @@ RBL_FIELD(uint32_t, symbol_flag, ANY, ENUM, NULL, "RUBY_SYMBOL_FLAG")
 /* ID = sym >> it */
 RBL_FIELD(uint32_t, special_shift, ANY, ENUM, NULL, "RUBY_SPECIAL_SHIFT")
 RBL_FIELD(uint32_t, immediate_mask, ANY, ENUM, NULL, "RUBY_IMMEDIATE_MASK")
+/* the rendering of values (dump --locals): absent, a value is #<Class> */
+RBL_FIELD(uint32_t, flonum_mask, OPT, ENUM, NULL, "RUBY_FLONUM_MASK")
+RBL_FIELD(uint32_t, flonum_flag, OPT, ENUM, NULL, "RUBY_FLONUM_FLAG")
+RBL_FIELD(uint32_t, t_float, OPT, ENUM, NULL, "RUBY_T_FLOAT")
+RBL_FIELD(uint32_t, t_hash, OPT, ENUM, NULL, "RUBY_T_HASH")
+RBL_FIELD(uint32_t, t_bignum, OPT, ENUM, NULL, "RUBY_T_BIGNUM")
+RBL_FIELD(uint32_t, t_symbol, OPT, ENUM, NULL, "RUBY_T_SYMBOL")
+/* double */
+RBL_FIELD(uint16_t, rfloat_value, OPT, OFF, "struct RFloat", "float_value")
+/* a dynamic Symbol's name, a String */
+RBL_FIELD(uint16_t, rsymbol_fstr, OPT, OFF, "struct RSymbol", "fstr")
 
 /* ---- RClass / rb_classext_t -------------------------------------------- */
 RBL_FIELD(uint16_t, rclass_super, ANY, OFF, "struct RClass", "super")
@@ -409,6 +426,19 @@ RBL_FIELD(uint32_t, rarray_embed_len_mask, ANY, ENUM, NULL,
 	  "RARRAY_EMBED_LEN_MASK")
 RBL_FIELD(uint8_t, rarray_embed_len_shift, ANY, ENUM, NULL,
 	  "RARRAY_EMBED_LEN_SHIFT")
+
+/* ---- RHash: its size (dump --locals) ---------------------------------- *
+ * an ar table (flag clear): the size in the flags; an st table: its
+ * num_entries, the table at rhash_st (<= 3.2) or embedded after the
+ * RHash (3.3+, rhash_st absent) */
+RBL_FIELD(uint32_t, rhash_st_flag, OPT, ENUM, NULL, "RHASH_ST_TABLE_FLAG")
+RBL_FIELD(uint32_t, rhash_ar_size_mask, OPT, ENUM, NULL,
+	  "RHASH_AR_TABLE_SIZE_MASK")
+RBL_FIELD(uint8_t, rhash_ar_size_shift, OPT, ENUM, NULL,
+	  "RHASH_AR_TABLE_SIZE_SHIFT")
+/* st_table * (<= 3.2) */
+RBL_FIELD(uint16_t, rhash_st, OPT, OFF, "struct RHash", "as.st")
+RBL_FIELD(uint16_t, sizeof_rhash, OPT, SIZE, "struct RHash", NULL)
 
 /* ---- symbols (ruby_global_symbols, hidden in Debian's builds) ---------- *
  * serial = id > tlast_op_id ? id >> id_scope_shift : id;

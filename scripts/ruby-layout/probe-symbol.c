@@ -22,4 +22,5 @@ rbl_probe_symbol(void)
 	RBL_VAL(id_entry_str, ID_ENTRY_STR);
 	RBL_VAL(tlast_op_id, tLAST_OP_ID);
 	RBL_VAL(id_scope_shift, ID_SCOPE_SHIFT);
+	RBL_OFF(rsymbol_fstr, struct RSymbol, fstr);
 }

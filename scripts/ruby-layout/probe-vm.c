@@ -189,6 +189,9 @@ rbl_probe_vm(void)
 #endif
 	RBL_OFF(body_local_iseq, struct rb_iseq_constant_body, local_iseq);
 	RBL_OFF(body_parent_iseq, struct rb_iseq_constant_body, parent_iseq);
+	RBL_OFF(body_local_table, struct rb_iseq_constant_body, local_table);
+	RBL_OFF(body_local_table_size, struct rb_iseq_constant_body,
+		local_table_size);
 	RBL_SIZE(sizeof_insn_info_entry, struct iseq_insn_info_entry);
 	RBL_OFF(insn_info_line_no, struct iseq_insn_info_entry, line_no);
 	RBL_VAL(iseq_type_top, ISEQ_TYPE_TOP);
@@ -262,6 +265,13 @@ rbl_probe_vm(void)
 	RBL_VAL(symbol_flag, RUBY_SYMBOL_FLAG);
 	RBL_VAL(special_shift, RUBY_SPECIAL_SHIFT);
 	RBL_VAL(immediate_mask, RUBY_IMMEDIATE_MASK);
+	RBL_VAL(flonum_mask, RUBY_FLONUM_MASK);
+	RBL_VAL(flonum_flag, RUBY_FLONUM_FLAG);
+	RBL_VAL(t_float, RUBY_T_FLOAT);
+	RBL_VAL(t_hash, RUBY_T_HASH);
+	RBL_VAL(t_bignum, RUBY_T_BIGNUM);
+	RBL_VAL(t_symbol, RUBY_T_SYMBOL);
+	RBL_OFF(rfloat_value, struct RFloat, float_value);
 
 	/* ---- RClass / rb_classext_t ---- */
 	RBL_OFF(rclass_super, struct RClass, super);
@@ -315,4 +325,13 @@ rbl_probe_vm(void)
 	RBL_VAL(rarray_embed_flag, RARRAY_EMBED_FLAG);
 	RBL_VAL(rarray_embed_len_mask, RARRAY_EMBED_LEN_MASK);
 	RBL_VAL(rarray_embed_len_shift, RARRAY_EMBED_LEN_SHIFT);
+
+	/* ---- RHash ---- */
+	RBL_VAL(rhash_st_flag, RHASH_ST_TABLE_FLAG);
+	RBL_VAL(rhash_ar_size_mask, RHASH_AR_TABLE_SIZE_MASK);
+	RBL_VAL(rhash_ar_size_shift, RHASH_AR_TABLE_SIZE_SHIFT);
+#if RBL_API < 303
+	RBL_OFF(rhash_st, struct RHash, as.st);
+#endif
+	RBL_SIZE(sizeof_rhash, struct RHash);
 }

@@ -90,6 +90,10 @@ struct ruby_reader {
 	uint64_t gc_count;	/* the GC count when the GC bit was last set */
 	uint32_t gc_stuck;	/* GC bit set since, count unchanged */
 	uint32_t holder_samples, holder_not_runnable;
+	/* dump --locals: on, and what this read rendered */
+	bool locals_on;
+	struct ruby_locals **locals;	/* RUBY_MAX_LOCALS_FRAMES slots */
+	size_t nlocals;
 };
 
 /* ---- memory helpers: a failed read sets r->bad and yields 0 ---------- */
@@ -797,6 +801,345 @@ prefetch_frames(struct ruby_reader *r, uint64_t n)
 	mem_prefetch(r->mem, addrs, j);
 }
 
+/* ---- locals (dump --locals) ------------------------------------------ */
+
+#define MAX_LOCAL_TABLE 65536	/* more locals than any frame has */
+
+/* Appends len bytes of target text to out (at *pos, capacity cap) as
+ * printable ASCII: every other byte, and a quote or backslash, escaped;
+ * stops short rather than cut an escape. */
+static void
+put_escaped(char *out, size_t cap, size_t *pos, const char *s, size_t len)
+{
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+		char e[8];
+		int k;
+
+		if (c == '"' || c == '\\')
+			k = snprintf(e, sizeof(e), "\\%c", c);
+		else if (c < 0x20 || c >= 0x7f)
+			k = snprintf(e, sizeof(e), "\\x%02x", c);
+		else
+			k = snprintf(e, sizeof(e), "%c", c);
+		if (*pos + (size_t)k >= cap)
+			return;
+		memcpy(out + *pos, e, (size_t)k);
+		*pos += (size_t)k;
+	}
+	out[*pos] = '\0';
+}
+
+static void
+put_text(char *out, size_t cap, size_t *pos, const char *s)
+{
+	size_t k = strlen(s);
+
+	if (*pos + k >= cap)
+		k = cap - 1 - *pos;
+	memcpy(out + *pos, s, k);
+	*pos += k;
+	out[*pos] = '\0';
+}
+
+/* A String's length and the address of its bytes; -1 when no String. */
+static int
+string_at(struct ruby_reader *r, uint64_t v, uint64_t *len, uint64_t *ptr)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t flags;
+
+	if (type_of(r, v) != (int)L->t_string)
+		return -1;
+	flags = rd64(r, v + L->rbasic_flags);
+	if (flags & L->rstring_noembed) {
+		*len = rd64(r, v + L->rstring_len);
+		*ptr = rd64(r, v + L->rstring_heap_ptr);
+	} else {
+		*len = L->string == RUBY_LAYOUT_STRING_LEN_IN_FLAGS
+			       ? (flags & L->rstring_embed_len_mask) >>
+					 L->rstring_embed_len_shift
+			       : rd64(r, v + L->rstring_len);
+		*ptr = v + L->rstring_embed_ary;
+	}
+	return r->bad ? -1 : 0;
+}
+
+/* "text" (N bytes): the first RUBY_LOCAL_STRING bytes, whatever length
+ * the target's String claims. */
+static int
+render_string(struct ruby_reader *r, uint64_t v, char *out, size_t cap,
+	      size_t *pos)
+{
+	char bytes[RUBY_LOCAL_STRING];
+	uint64_t len, ptr, n;
+	char tail[48];
+
+	if (string_at(r, v, &len, &ptr) < 0)
+		return -1;
+	n = len < sizeof(bytes) ? len : sizeof(bytes);
+	if (n && mem_read(r->mem, ptr, bytes, n) < 0)
+		return -1;
+	put_text(out, cap, pos, "\"");
+	put_escaped(out, cap, pos, bytes, n);
+	snprintf(tail, sizeof(tail), "%s\" (%" PRIu64 " bytes)",
+		 n < len ? "..." : "", len);
+	put_text(out, cap, pos, tail);
+	return 0;
+}
+
+static double
+flonum_value(uint64_t v)
+{
+	uint64_t b63 = v >> 63, t;
+	double d;
+
+	if (v == 0x8000000000000002ull)
+		return 0.0;
+	/* rb_float_flonum_value(): undo the rotation, restore bits 62..63 */
+	t = (2 - b63) | (v & ~3ull);
+	t = (t >> 3) | (t << 61);
+	memcpy(&d, &t, sizeof(d));
+	return d;
+}
+
+static void
+render_double(double d, char *out, size_t cap)
+{
+	/* The shortest of %.15g and %.17g that reads back the same. */
+	snprintf(out, cap, "%.15g", d);
+	if (strtod(out, NULL) != d)
+		snprintf(out, cap, "%.17g", d);
+	if (!strpbrk(out, ".eni"))	/* 1.0 prints as 1.0, as Ruby does */
+		snprintf(out + strlen(out), cap - strlen(out), ".0");
+}
+
+static uint64_t
+hash_size(struct ruby_reader *r, uint64_t v, uint64_t flags)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t st;
+
+	if (!(flags & L->rhash_st_flag))
+		return (flags & L->rhash_ar_size_mask) >> L->rhash_ar_size_shift;
+	st = L->rhash_st != RUBY_LAYOUT_NONE ? rd64(r, v + L->rhash_st)
+					     : v + L->sizeof_rhash;
+	return st ? rd64(r, st + L->st_num_entries) : 0;
+}
+
+/* The value v rendered into out (see struct ruby_local); "?" when it
+ * cannot be read. Never spoils r->bad. */
+static void
+render_value(struct ruby_reader *r, uint64_t v, char *out, size_t cap)
+{
+	const struct ruby_layout *L = r->L;
+	bool saved = r->bad;
+	char name[256];
+	uint64_t flags, t;
+	size_t pos = 0;
+	const char *s;
+
+	out[0] = '\0';
+	r->bad = false;
+	if (v == L->qnil) {
+		snprintf(out, cap, "nil");
+	} else if (v == L->qtrue) {
+		snprintf(out, cap, "true");
+	} else if (v == L->qfalse) {
+		snprintf(out, cap, "false");
+	} else if (v & L->fixnum_flag) {
+		snprintf(out, cap, "%" PRId64, (int64_t)v >> 1);
+	} else if (L->flonum_mask != RUBY_LAYOUT_NOVAL &&
+		   (v & L->flonum_mask) == L->flonum_flag) {
+		render_double(flonum_value(v), out, cap);
+	} else if ((v & ((1ull << L->special_shift) - 1)) == L->symbol_flag) {
+		s = id_name(r, v >> L->special_shift);
+		put_text(out, cap, &pos, ":");
+		if (s)
+			put_escaped(out, cap, &pos, s, strlen(s));
+		else
+			put_text(out, cap, &pos, "?");
+	} else if (special(L, v)) {
+		snprintf(out, cap, "?");	/* undef, or no VALUE at all */
+	} else {
+		flags = rd64(r, v + L->rbasic_flags);
+		t = flags & L->t_mask;
+		if (r->bad) {
+			snprintf(out, cap, "?");
+		} else if (t == L->t_string) {
+			if (render_string(r, v, out, cap, &pos) < 0)
+				snprintf(out, cap, "?");
+		} else if (t == L->t_array) {
+			uint64_t len = flags & L->rarray_embed_flag
+					       ? (flags & L->rarray_embed_len_mask) >>
+							 L->rarray_embed_len_shift
+					       : rd64(r, v + L->rarray_heap_len);
+
+			snprintf(out, cap, r->bad ? "?" : "#<Array size=%" PRIu64 ">",
+				 len);
+		} else if (t == L->t_hash && L->rhash_st_flag != RUBY_LAYOUT_NOVAL &&
+			   L->sizeof_rhash != RUBY_LAYOUT_NONE) {
+			uint64_t n = hash_size(r, v, flags);
+
+			snprintf(out, cap, r->bad ? "?" : "#<Hash size=%" PRIu64 ">",
+				 n);
+		} else if (t == L->t_float && L->rfloat_value != RUBY_LAYOUT_NONE) {
+			uint64_t bitsv = rd64(r, v + L->rfloat_value);
+			double d;
+
+			memcpy(&d, &bitsv, sizeof(d));
+			if (r->bad)
+				snprintf(out, cap, "?");
+			else
+				render_double(d, out, cap);
+		} else if (t == L->t_bignum) {
+			snprintf(out, cap, "#<Integer>");
+		} else if (t == L->t_symbol && L->rsymbol_fstr != RUBY_LAYOUT_NONE) {
+			uint64_t len, ptr, n;
+
+			if (string_at(r, rd64(r, v + L->rsymbol_fstr), &len,
+				      &ptr) < 0)
+				goto unknown;
+			n = len < sizeof(name) ? len : sizeof(name);
+			if (mem_read(r->mem, ptr, name, n) < 0)
+				goto unknown;
+			put_text(out, cap, &pos, ":");
+			put_escaped(out, cap, &pos, name, n);
+		} else if (class_text(r, real_class(r, v), name,
+				      sizeof(name), 0)) {
+			put_text(out, cap, &pos, "#<");
+			put_escaped(out, cap, &pos, name, strlen(name));
+			put_text(out, cap, &pos, ">");
+		} else {
+			goto unknown;
+		}
+	}
+	r->bad = saved;
+	return;
+unknown:
+	snprintf(out, cap, "?");
+	r->bad = saved;
+}
+
+/* A frame's self: a class or module by its name, others as values. */
+static void
+render_self(struct ruby_reader *r, uint64_t self, char *out, size_t cap)
+{
+	char name[256];
+	int t = type_of(r, self);
+	bool saved = r->bad;
+	size_t pos = 0;
+
+	r->bad = false;
+	if ((t == (int)r->L->t_class || t == (int)r->L->t_module) &&
+	    class_text(r, self, name, sizeof(name), 0)) {
+		out[0] = '\0';
+		put_escaped(out, cap, &pos, name, strlen(name));
+	} else {
+		render_value(r, self, out, cap);
+	}
+	r->bad = saved;
+}
+
+static const struct ruby_locals locals_over = { .self = "?", .total = -2 };
+
+/*
+ * The locals of the Ruby frame running iseq with environment ep: names
+ * from the iseq's local table, values from the environment below ep, the
+ * last local at ep[me_cref - 1] (what getlocal reads). Kept until the
+ * next read; NULL only when locals are off.
+ */
+static const struct ruby_locals *
+frame_locals(struct ruby_reader *r, uint64_t iseq, uint64_t ep, uint64_t self,
+	     bool stale)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t ids[RUBY_MAX_LOCALS];
+	struct ruby_locals *lo;
+	uint64_t body, table, size;
+	bool saved = r->bad;
+	bool names;
+
+	if (!r->locals_on)
+		return NULL;
+	if (r->nlocals >= RUBY_MAX_LOCALS_FRAMES)
+		return &locals_over;
+	lo = xcalloc(1, sizeof(*lo));
+	r->locals[r->nlocals++] = lo;
+	render_self(r, self, lo->self, sizeof(lo->self));
+	lo->stale = stale;
+	lo->total = -1;
+	r->bad = false;
+	if (L->body_local_table == RUBY_LAYOUT_NONE ||
+	    L->body_local_table_size == RUBY_LAYOUT_NONE)
+		goto out;
+	body = rd64(r, iseq + L->iseq_body);
+	if (r->bad || !body)
+		goto out;
+	size = rd32(r, body + L->body_local_table_size);
+	table = rd64(r, body + L->body_local_table);
+	if (r->bad || size > MAX_LOCAL_TABLE || (size && !table) || !ep)
+		goto out;
+	lo->total = (int)size;
+	lo->n = size < RUBY_MAX_LOCALS ? (int)size : RUBY_MAX_LOCALS;
+	names = lo->n == 0 ||
+		mem_read(r->mem, table, ids, lo->n * sizeof(*ids)) == 0;
+	for (int i = 0; i < lo->n; i++) {
+		int64_t slot = L->env_index_me_cref - 1 -
+			       (int64_t)(size - 1 - (uint64_t)i);
+		const char *name = names ? id_name(r, ids[i]) : NULL;
+		uint64_t v;
+
+		lo->v[i].name = keep(r, name ? name : "?");
+		r->bad = false;
+		v = rd64(r, ep + 8 * slot);
+		if (r->bad)
+			snprintf(lo->v[i].value, sizeof(lo->v[i].value), "?");
+		else
+			render_value(r, v, lo->v[i].value,
+				     sizeof(lo->v[i].value));
+	}
+out:
+	r->bad = saved;
+	return lo;
+}
+
+static void
+free_locals(struct ruby_reader *r)
+{
+	for (size_t i = 0; i < r->nlocals; i++)
+		free(r->locals[i]);
+	r->nlocals = 0;
+}
+
+void
+ruby_reader_set_locals(struct ruby_reader *r, bool on)
+{
+	r->locals_on = on;
+	if (on && !r->locals)
+		r->locals = xcalloc(RUBY_MAX_LOCALS_FRAMES, sizeof(*r->locals));
+}
+
+const char *
+ruby_state_name(enum ruby_state s)
+{
+	switch (s) {
+	case RUBY_STATE_RUNNING:
+		return "running";
+	case RUBY_STATE_GC_MARKING:
+		return "gc_marking";
+	case RUBY_STATE_GC_SWEEPING:
+		return "gc_sweeping";
+	case RUBY_STATE_GC:
+		return "gc";
+	case RUBY_STATE_WAITING_GVL:
+		return "waiting_gvl";
+	case RUBY_STATE_NO_GVL:
+		return "no_gvl";
+	}
+	return "?";
+}
+
 /* Reads the frames of execution context ec into st. */
 static int
 read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
@@ -879,6 +1222,11 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 				r->stats.bad_frames++;
 				return -1;
 			}
+			out->locals = frame_locals(
+				r, iseq, ep, f[L->cfp_self / 8],
+				st->gvl || (L->cfp_jit_return !=
+						    RUBY_LAYOUT_NONE &&
+					    f[L->cfp_jit_return / 8]));
 			st->nframes++;
 			continue;
 		}
@@ -891,10 +1239,12 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 			continue;
 		}
 		if (magic == L->frame_magic_cfunc) {
-			if (cfunc_frame_cached(r, ep, out) == 0)
+			if (cfunc_frame_cached(r, ep, out) == 0) {
+				out->locals = NULL;
 				st->nframes++;
-			else
+			} else {
 				r->stats.bad_frames++;
+			}
 		}
 	}
 	r->vs_len = 0;	/* valid for this stack only */
@@ -921,6 +1271,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		f->line = f->first_line = 0;
 		f->cfunc = false;
 		f->cfunc_addr = 0;
+		f->locals = NULL;
 	}
 	return 0;
 }
@@ -1156,6 +1507,8 @@ ruby_reader_destroy(struct ruby_reader *r)
 	free(r->cfps);
 	free(r->frames);
 	free(r->vs);
+	free_locals(r);
+	free(r->locals);
 	free(r);
 }
 
@@ -1345,6 +1698,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 	uint64_t node;
 	int n = 0;
 
+	free_locals(r);
 	if (thread_list(r, &tl) < 0)
 		return -1;
 	gc = gc_state(r);

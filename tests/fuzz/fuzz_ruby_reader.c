@@ -67,6 +67,34 @@ touch(const char *s)
 		abort();
 }
 
+/* A rendered value: NUL-terminated inside its buffer, printable ASCII. */
+static void
+check_text(const char *s, size_t cap)
+{
+	const char *end = memchr(s, 0, cap);
+
+	if (!end)
+		abort();
+	for (; s < end; s++)
+		if (*s < 0x20 || *s > 0x7e)
+			abort();
+}
+
+static void
+check_locals(const struct ruby_locals *lo)
+{
+	if (!lo)
+		return;
+	if (lo->n < 0 || lo->n > RUBY_MAX_LOCALS ||
+	    (lo->total >= 0 && lo->n > lo->total) || lo->total < -2)
+		abort();
+	check_text(lo->self, sizeof(lo->self));
+	for (int i = 0; i < lo->n; i++) {
+		touch(lo->v[i].name);
+		check_text(lo->v[i].value, sizeof(lo->v[i].value));
+	}
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -107,8 +135,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			touch(st->frames[f].path);
 		}
 	}
-	/* A second pass goes through the frame cache filled by the first. */
-	(void)ruby_read_stacks(r, stacks, RUBY_MAX_THREADS);
+	/* A second pass goes through the frame cache filled by the first,
+	 * with the locals of every Ruby frame (dump --locals): bounded,
+	 * NUL-terminated, printable ASCII whatever the memory says. */
+	ruby_reader_set_locals(r, true);
+	n = ruby_read_stacks(r, stacks, RUBY_MAX_THREADS);
+	for (int i = 0; i < n; i++)
+		for (int f = 0; f < stacks[i].nframes; f++)
+			check_locals(stacks[i].frames[f].locals);
 	ruby_reader_destroy(r);
 out:
 	mem_destroy(m);

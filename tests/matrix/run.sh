@@ -33,6 +33,9 @@
 #                   'thread TID "NAME"' (TID: the task the host sees with
 #                   that comm; the main thread's is the pid).
 #   matrix-dump     'rbflame dump -p PID': each thread's block, exactly.
+#   matrix-locals   'rbflame dump -p PID --locals' on fixtures/locals.rb:
+#                   every local's value exact (check-locals.pl), stale
+#                   marks on the GVL holder's frames only; --json valid.
 #   matrix-vm       how the VM was found: the exported ruby_current_vm_ptr
 #                   (2.7, 3.1) or the structural search (Debian's 3.3 and
 #                   3.4 export nothing useful); then the structural search
@@ -360,6 +363,34 @@ check_matrix_dump() {
 	done
 	say "  dump: $(grep -c '^thread ' "$CT/dump.out") threads, every block exact"
 	stop_matrix
+}
+
+# matrix-locals: 'rbflame dump -p PID --locals' on locals.rb, whose threads
+# park holding locals of every kind: each value exact
+# (tests/matrix/check-locals.pl), the GVL holder's frames marked stale and
+# no other's, the fixture left running and untraced; and the JSON of the
+# same dump valid against doc/dump-json.schema.json.
+check_matrix_locals() {
+	start_fixture locals locals.rb
+	run_rbflame locals 30 dump -p "$TPID" --locals
+	expect_rc 0 "rbflame dump -p PID --locals"
+	perl "$top_srcdir/tests/matrix/check-locals.pl" "$CT/locals.out" \
+		>"$CT/check.txt" || {
+		cat "$CT/check.txt" "$CT/locals.out" >&2
+		fail "rbflame dump --locals: values differ from the fixture's"
+	}
+	run_rbflame json 30 dump -p "$TPID" --locals --json
+	expect_rc 0 "rbflame dump -p PID --locals --json"
+	python3 "$top_srcdir/tests/ruby/validate-json.py" \
+		"$top_srcdir/doc/dump-json.schema.json" "$CT/json.out" \
+		>"$CT/valid.txt" || {
+		cat "$CT/valid.txt" >&2
+		fail "rbflame dump --locals --json: not valid"
+	}
+	say "  locals: $(cat "$CT/check.txt"); JSON valid"
+	wait_untraced "$TPID" 2
+	alive "$TPID" || fail "the fixture died"
+	kill_fixture "$TPID"
 }
 
 # matrix-vm: how the VM was found, exported ruby_current_vm_ptr (2.7, 3.1)
@@ -1147,6 +1178,7 @@ test_version() {
 	export TIMES_LOC RVERSION REFINEMENT
 	run_check "$tag" matrix-threads check_matrix_threads
 	run_check "$tag" matrix-dump check_matrix_dump
+	run_check "$tag" matrix-locals check_matrix_locals
 	run_check "$tag" matrix-vm check_matrix_vm
 	run_check "$tag" matrix-forked check_matrix_forked
 	run_check "$tag" matrix-gc check_matrix_gc
