@@ -325,20 +325,25 @@ lookup(struct symtab *st, uint64_t ip, struct symtab_module *out,
        struct sfile **file)
 {
 	size_t idx;
+	bool found = find_map(st, ip, &idx);
 
-	if (!find_map(st, ip, &idx)) {
+	/* Not mapped, or mapped without exec: the snapshot may be stale.
+	 * ld.so maps a library in two steps (the whole file read-only,
+	 * then its text over it), and maps read in between would leave
+	 * that library's code never executable to us. */
+	if (!found || !(st->maps.v[idx].prot & PROT_EXEC)) {
 		uint64_t now = now_ns();
 
-		if (now - st->last_auto_reload_ns < AUTO_RELOAD_NS &&
-		    st->last_auto_reload_ns) {
-			errno = ENOENT;
-			return -1;
+		if (!st->last_auto_reload_ns ||
+		    now - st->last_auto_reload_ns >= AUTO_RELOAD_NS) {
+			st->last_auto_reload_ns = now;
+			found = symtab_reload(st) == 0 &&
+				find_map(st, ip, &idx);
 		}
-		st->last_auto_reload_ns = now;
-		if (symtab_reload(st) < 0 || !find_map(st, ip, &idx)) {
-			errno = ENOENT;
-			return -1;
-		}
+	}
+	if (!found) {
+		errno = ENOENT;
+		return -1;
 	}
 	if (!st->smaps[idx].file) {
 		errno = ENOENT;
