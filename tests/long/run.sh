@@ -12,6 +12,9 @@
 #   fuzz.sh     libFuzzer over the snapshot parser and the Ruby reader
 #   gcshare.sh  the (garbage collection) share matches GC.stat(:time)
 #   gvlshare.sh two CPU-bound threads: each about half its samples waiting
+#   weights.sh  time-weighted samples with rbflame delayed by busy loops on
+#               its CPU (needs the machine: a parallel test on the
+#               workload's CPU starves it)
 #   gate-noise.sh  20 pairs of the same code, three runs a side, under
 #               CPU contention: rbflame diff --fail-above 5 always passes
 #   adversary.sh  a target that corrupts its own unused VM structures:
@@ -21,7 +24,7 @@
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh gate-noise.sh fuzz.sh adversary.sh deb.sh}; do
+for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh weights.sh gate-noise.sh fuzz.sh adversary.sh deb.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)

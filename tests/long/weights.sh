@@ -19,7 +19,7 @@
 #    end, complete (rbflame report -f summary prints its time).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
-. "$(dirname "$0")/lib-ruby.sh"
+. "$(dirname "$0")/../ruby/lib-ruby.sh"
 
 require_cmd taskset
 [ "$(nproc)" -ge 2 ] || fail "needs two CPUs (rbflame and the workload on their own)"
