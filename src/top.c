@@ -888,8 +888,8 @@ top_ui(void *arg, const volatile int *done)
 /* ---- the command line --------------------------------------------------- */
 
 static const char top_help[] =
-"Usage: rbflame top [--subprocesses] [-r HZ] -p PID\n"
-"       rbflame top [--subprocesses] [-r HZ] -- COMMAND [ARG...]\n"
+"Usage: rbflame top [--subprocesses] [--thread REGEX] [-r HZ] -p PID\n"
+"       rbflame top [--subprocesses] [--thread REGEX] [-r HZ] -- COMMAND ...\n"
 "Watch a Ruby process live: functions by self and total share, and each\n"
 "thread's states, refreshed every second. Nothing is written.\n"
 "\n"
@@ -900,6 +900,9 @@ static const char top_help[] =
 "\n"
 "Sampling:\n"
 "  -r, --rate HZ            samples per second (default 99)\n"
+"      --thread REGEX       only the threads whose name or tid matches REGEX\n"
+"                           (POSIX extended); no other is stopped, unless\n"
+"                           it holds Ruby's GVL\n"
 "\n"
 "Other:\n"
 "  -h, --help               show this help and exit\n"
@@ -915,6 +918,7 @@ static const struct option long_options[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "rate", required_argument, NULL, 'r' },
 	{ "subprocesses", no_argument, NULL, 'S' },
+	{ "thread", required_argument, NULL, 'T' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -979,6 +983,14 @@ top_main(int argc, char **argv)
 		case 'S':
 			o.subprocesses = true;
 			break;
+		case 'T': {
+			char err[256];
+
+			if (options_thread_check(optarg, err, sizeof(err)) < 0)
+				error_msg_and_help("top: %s", err);
+			o.thread_regex = optarg;
+			break;
+		}
 		case 'h':
 			fputs(top_help, stdout);
 			return 0;

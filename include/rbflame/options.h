@@ -173,4 +173,8 @@ int options_pids_add(struct options *o, const char *arg, char *err,
 extern const char options_help_head[];
 extern const char options_help_tail[];
 
+/* 0 if arg is a --thread pattern regcomp() takes (REG_EXTENDED), else -1
+ * with the one-line reason in err. */
+int options_thread_check(const char *arg, char *err, size_t errlen);
+
 #endif

@@ -24,7 +24,9 @@
 # status 0 after SIGINT. The target's exit ends a run with status 0, its
 # last view left on the terminal (or printed, without one). Last, launch
 # mode with --subprocesses on the forked fixture: the parent's and the
-# child's threads are rows, Child#spin is there, status 0.
+# child's threads are rows, Child#spin is there, status 0. With --thread
+# '^spin-a$' spin-a's row alone; a pattern that does not compile is a
+# usage error (exit 2, the reason on the first line).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -276,3 +278,25 @@ grep -qE "^$parent \"" "$T/sub.last" ||
 grep -qE '%  Child#spin ' "$T/sub.last" || fail "--subprocesses: no Child#spin"
 say "--subprocesses -- COMMAND: parent $parent and child $child" \
 	"watched, status 0"
+
+# ---- --thread ---------------------------------------------------------------
+
+# Only spin-a: its row alone (spin-b and main have none), Object#spin
+# still on top, status 0.
+run_rbflame thr 20 top --thread '^spin-a$' -- "$RUBY" "$FIXTURES/gvl.rb" 4
+expect_rc 0 "rbflame top --thread '^spin-a\$' -- ruby gvl.rb 4"
+last=$(awk '/^rbflame top:/ { n = NR } END { print n }' "$T/thr.out")
+tail -n "+$last" "$T/thr.out" >"$T/thr.last"
+grep -q 'sampling ended' "$T/thr.last" || fail "--thread: no last snapshot"
+rows=$(grep -cE '^[0-9]+ "' "$T/thr.last")
+grep -qE '^[0-9]+ "spin-a" ' "$T/thr.last" && [ "$rows" = 1 ] || {
+	cat "$T/thr.last" >&2
+	fail "--thread '^spin-a\$': want the row of spin-a alone, $rows rows"
+}
+awk 'f && NF { print; exit } /SELF%/ { f = 1 }' "$T/thr.last" |
+	grep -q ' Object#spin ' || fail "--thread: Object#spin is not on top"
+run_rbflame thrbad 10 top --thread '(' -p 1
+expect_rc 2 "rbflame top --thread '('"
+head -n 1 "$T/thrbad.err" | grep -q "^rbflame: top: invalid --thread pattern '(': " ||
+	fail "rbflame top --thread '(': $(cat "$T/thrbad.err")"
+say "--thread: the one thread's row, status 0; a bad pattern: $(head -n 1 "$T/thrbad.err")"
