@@ -68,7 +68,8 @@ sources=$(perl -e '
 	print "$_\n" for expand("librbflame_a_SOURCES");
 ' "$top_srcdir")
 [ -n "$sources" ] || fail "no librbflame_a_SOURCES in Makefile.am"
-# The libraries configure chose (e.g. -lunwind-ptrace ... -ldw -lelf).
+# The libraries configure chose (e.g. -lunwind-ptrace ... -ldw -lelf,
+# ncurses for top.c, -lm).
 mkvar() {
 	sed -n "s/^$1 = //p" "$top_builddir/Makefile" | head -n 1
 }
@@ -86,9 +87,11 @@ names=$(printf '%s\n' "$targets" | awk '{ print $1 }')
 		"-DHAVE_CONFIG_H -I\$(SRC)/include -I$top_builddir -I\$(GEN)" \
 		"-DFUZZ_SRCDIR='\"\$(SRC)\"'" \
 		"$(mkvar UNWIND_CFLAGS) $(mkvar ELF_CFLAGS)" \
-		"$(mkvar ZLIB_CFLAGS) $(mkvar PROTOBUF_C_CFLAGS) -w"
+		"$(mkvar ZLIB_CFLAGS) $(mkvar PROTOBUF_C_CFLAGS)" \
+		"$(mkvar CURSES_CFLAGS) -w"
 	echo "LIBS = $(mkvar UNWIND_LIBS) $(mkvar ELF_LIBS)" \
-		"$(mkvar ZLIB_LIBS) $(mkvar PROTOBUF_C_LIBS) -lpthread"
+		"$(mkvar ZLIB_LIBS) $(mkvar PROTOBUF_C_LIBS)" \
+		"$(mkvar CURSES_LIBS) $(mkvar LIBS) -lpthread"
 	# The library's sources, and the pprof message code the build
 	# generated from profile.proto (nodist_librbflame_a_SOURCES).
 	printf 'OBJS =%s obj/gen/profile.pb-c.o\n' \
