@@ -36,9 +36,10 @@ extern const char *const ruby_dwarf_cus[];
  * unions, typedefs and enumerators of its compilation units whose base
  * name is in cus (all of them when cus is NULL), following dwz's
  * imported units. Takes both descriptors, even on failure. NULL with
- * errno (ENODATA: no DWARF; ENOENT: none of the units; ENOLINK: the file
- * links a dwz file and alt_fd is -1, for libdw would look for it outside
- * the target's root). ruby_dwarf_close() frees.
+ * errno (ENODATA: no DWARF, or a string section without a final NUL;
+ * ENOENT: none of the units; ENOLINK: the file links a dwz file and
+ * alt_fd is -1, for libdw would look for it outside the target's root).
+ * ruby_dwarf_close() frees.
  */
 struct ruby_dwarf *ruby_dwarf_open_fd(int fd, int alt_fd,
 				      const char *const *cus);

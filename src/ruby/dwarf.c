@@ -22,6 +22,7 @@
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -305,16 +306,67 @@ wanted(Dwarf_Die *cu, const char *const *cus)
 }
 
 /*
+ * Whether every string section of elf ends with a NUL. libdw hands out
+ * a DW_FORM_strp or DW_FORM_line_strp name as a pointer into .debug_str
+ * or .debug_line_str once its offset is inside the section, without
+ * looking for the end of the string: in a section whose last string is
+ * cut, each strcmp() of that name would read past the section. Every
+ * toolchain ends them with a NUL. Called after dwarf_begin_elf(), which
+ * has decompressed the sections libdw reads, so elf_getdata() gives its
+ * bytes.
+ */
+static bool
+strings_terminated(Elf *elf)
+{
+	static const char *const names[] = {
+		".debug_str", ".debug_line_str", ".zdebug_str",
+		".zdebug_line_str",
+	};
+	Elf_Scn *scn = NULL;
+	size_t shstrndx;
+
+	if (elf_getshdrstrndx(elf, &shstrndx) < 0)
+		return false;
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		Elf_Data *data;
+		GElf_Shdr sh;
+		bool str = false;
+
+		if (!gelf_getshdr(scn, &sh) ||
+		    !(name = elf_strptr(elf, shstrndx, sh.sh_name)))
+			continue;
+		for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+			str = str || !strcmp(name, names[i]);
+		if (!str || sh.sh_type == SHT_NOBITS)
+			continue;
+		data = elf_getdata(scn, NULL);
+		if (data && data->d_size > 0 &&
+		    ((const char *)data->d_buf)[data->d_size - 1] != '\0')
+			return false;
+	}
+	return true;
+}
+
+/*
  * libdw over a descriptor: read with pread (ELF_C_READ), not mmap, so a
- * file truncated under us is a read error, never a SIGBUS.
+ * file truncated under us is a read error, never a SIGBUS. NULL for a
+ * file whose strings are not all terminated.
  */
 static Dwarf *
 begin(int fd, Elf **elfp)
 {
+	Dwarf *dbg;
+
 	*elfp = elf_begin(fd, ELF_C_READ, NULL);
 	if (!*elfp)
 		return NULL;
-	return dwarf_begin_elf(*elfp, DWARF_C_READ, NULL);
+	dbg = dwarf_begin_elf(*elfp, DWARF_C_READ, NULL);
+	if (dbg && !strings_terminated(*elfp)) {
+		dwarf_end(dbg);
+		return NULL;
+	}
+	return dbg;
 }
 
 struct ruby_dwarf *
