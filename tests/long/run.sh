@@ -9,7 +9,8 @@
 #   refused.sh  gdb or strace holds the target, no CAP_SYS_PTRACE: one
 #               clear line, exit 1, the target untouched
 #   accuracy.sh a known 60/30/10 CPU split comes out within 2 points
-#   fuzz.sh     libFuzzer over the snapshot parser and the Ruby reader
+#   fuzz.sh     libFuzzer over rbflame's parsers of untrusted input (the
+#               list: tests/fuzz/targets)
 #   gcshare.sh  the (garbage collection) share matches GC.stat(:time)
 #   gvlshare.sh two CPU-bound threads: each about half its samples waiting
 #   weights.sh  time-weighted samples with rbflame delayed by busy loops on
