@@ -6,7 +6,10 @@
 # to CPU 0 beside two busy loops pinned there too, the workload
 # (tests/long/accuracy.rb: a 60/30/10 split of its thread's CPU time,
 # measured by the thread's own clock) on CPU 1, --mode cpu at 499 Hz for
-# 6 s, written raw. Asserted:
+# 15 s, written raw. The stops are long under the contention (4-8 ms
+# p50), so the workload runs a quarter of the time: 15 s give some 2,000
+# samples, where c's 10% has a sampling error near 0.7 points (6 s gave
+# 800 and once missed by 2.2 points). Asserted:
 #  - the contention delayed rbflame: at least 10% of its ticks were late
 #    (else the test shows nothing);
 #  - read back as speedscope (whose weights are the samples' recorded
@@ -33,7 +36,7 @@ for i in 1 2; do
 done
 RC=0
 timeout -k 5 90 taskset -c 0 "$RBFLAME" --mode cpu -r 499 \
-	-o "$T/w.rbflame" -- taskset -c 1 "$RUBY" "$WL" 6 \
+	-o "$T/w.rbflame" -- taskset -c 1 "$RUBY" "$WL" 15 \
 	>"$T/w.out" 2>"$T/w.err" </dev/null || RC=$?
 for p in $hogs; do kill "$p" 2>/dev/null; done
 expect_rc 0 "rbflame --mode cpu beside two busy loops"
