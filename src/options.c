@@ -25,7 +25,7 @@ const char options_help_head[] =
 "       rbflame dump -p PID [--snapshot FILE | --layout]\n"
 "       rbflame report -i FILE [-f FMT] [-o OUT]...\n"
 "       rbflame diff [--fail-above PCT] [--svg FILE] BASE NEW\n"
-"       rbflame top [--subprocesses] [--thread REGEX] [-r HZ] -p PID | -- COMMAND\n"
+"       rbflame top [OPTIONS] -p PID | -- COMMAND\n"
 "Sample the stacks of a running process, or of a command it launches, and\n"
 "write a profile (collapsed stacks for flamegraph.pl by default). A Ruby\n"
 "process gives Ruby stacks read from its VM; any other process its native\n"
