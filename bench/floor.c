@@ -13,9 +13,12 @@
  * returning. It waits for the stop as rbflame does: waitpid(WNOHANG) with a
  * few sched_yield()s, then a blocking waitpid. Prints one line:
  *
- *   floor: N cycles, P50 us p50, P99 us p99, R on a running thread
+ *   floor: N cycles, P50 us p50, P99 us p99, R on a running thread; held H50 us p50, H99 us p99
  *
- * (p50 and p99 chosen as rbflame's summary chooses them), and exits, which
+ * (p50 and p99 chosen as rbflame's summary chooses them; held: from
+ * waitpid reporting the stop to PTRACE_CONT returning, as rbflame's
+ * summary measures its holds, here with nothing read in between), and
+ * exits, which
  * detaches every thread without stopping it. Signals the target receives
  * meanwhile are passed on. Exit status 0, 1 on failure, 2 on usage error.
  */
@@ -119,11 +122,12 @@ drain(void)
 	}
 }
 
-/* One cycle on tid: its duration in ns, or 0 when the thread is gone. */
+/* One cycle on tid: its duration in ns, or 0 when the thread is gone;
+ * *held: from waitpid reporting the stop to PTRACE_CONT returning. */
 static uint64_t
-cycle(pid_t tid)
+cycle(pid_t tid, uint64_t *held)
 {
-	uint64_t t0 = now_ns();
+	uint64_t t0 = now_ns(), seen, end;
 	int spins = 0;
 
 	if (ptrace(PTRACE_INTERRUPT, tid, NULL, NULL) < 0)
@@ -147,9 +151,12 @@ cycle(pid_t tid)
 		ptrace(PTRACE_CONT, tid, NULL,
 		       (void *)(long)(status >> 16 ? 0 : WSTOPSIG(status)));
 	}
+	seen = now_ns();
 	if (ptrace(PTRACE_CONT, tid, NULL, NULL) < 0)
 		return 0;
-	return now_ns() - t0;
+	end = now_ns();
+	*held = end - seen;
+	return end - t0;
 }
 
 static int
@@ -179,7 +186,7 @@ int
 main(int argc, char **argv)
 {
 	long cycles = 600, hz = 200;
-	uint64_t *v, next, period;
+	uint64_t *v, *hv, next, period;
 	pid_t pid = 0;
 	size_t n = 0;
 	int c, running = 0;
@@ -214,13 +221,14 @@ main(int argc, char **argv)
 		return 1;
 	}
 	v = calloc((size_t)cycles, sizeof(*v));
-	if (!v)
+	hv = calloc((size_t)cycles, sizeof(*hv));
+	if (!v || !hv)
 		return 1;
 	period = 1000000000ull / (uint64_t)hz;
 	next = now_ns();
 	for (long i = 0; i < cycles; i++) {
 		pid_t tid = pid;
-		uint64_t ns;
+		uint64_t ns, held = 0;
 
 		next += period;
 		sleep_until(next);
@@ -232,9 +240,11 @@ main(int argc, char **argv)
 				break;
 			}
 		}
-		ns = cycle(tid);
-		if (ns)
+		ns = cycle(tid, &held);
+		if (ns) {
+			hv[n] = held;
 			v[n++] = ns;
+		}
 		else if (kill(pid, 0) < 0)
 			break;	/* the target is gone */
 	}
@@ -243,8 +253,11 @@ main(int argc, char **argv)
 		return 1;
 	}
 	qsort(v, n, sizeof(*v), cmp_u64);
-	printf("floor: %zu cycles, %.1f us p50, %.1f us p99, %d on a running thread\n",
-	       n, quantile_us(v, n, 0.5), quantile_us(v, n, 0.99), running);
+	qsort(hv, n, sizeof(*hv), cmp_u64);
+	printf("floor: %zu cycles, %.1f us p50, %.1f us p99, %d on a running thread; held %.1f us p50, %.1f us p99\n",
+	       n, quantile_us(v, n, 0.5), quantile_us(v, n, 0.99), running,
+	       quantile_us(hv, n, 0.5), quantile_us(hv, n, 0.99));
 	free(v);
+	free(hv);
 	return 0;
 }

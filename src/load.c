@@ -353,8 +353,8 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			stats.late_ticks = bufr_get_varint(&r);
 			stats.failed = bufr_get_varint(&r);
 			stats.blocked_reused = bufr_get_varint(&r);
-			stats.stop_ns_total = bufr_get_varint(&r);
-			stats.stop_count = bufr_get_varint(&r);
+			stats.stop.total_ns = bufr_get_varint(&r);
+			stats.stop.count = bufr_get_varint(&r);
 			stats.duration_s = bufr_get_double(&r);
 			stats.rate_hz = bufr_get_double(&r);
 			memset(stats.per_state, 0, sizeof(stats.per_state));
@@ -531,8 +531,11 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 		p->stacks[s].weight_ns = weights[s];
 	}
 	if (have_stats) {
-		stats.stop_ns = p->stats.stop_ns;
-		stats.stop_cap = p->stats.stop_cap;
+		/* A recording keeps the stops' total and count, not each
+		 * one: no percentiles. */
+		profile_times_fini(&p->stats.stop);
+		profile_times_fini(&p->stats.held);
+		profile_times_fini(&p->stats.latency);
 		p->stats = stats;
 	}
 	ret = LOAD_RAW;

@@ -37,7 +37,9 @@ profile_destroy(struct profile *p)
 		free(p->stacks[i].frames);
 	free(p->stacks);
 	free(p->samples);
-	free(p->stats.stop_ns);
+	profile_times_fini(&p->stats.stop);
+	profile_times_fini(&p->stats.held);
+	profile_times_fini(&p->stats.latency);
 	free(p->slots);
 	free(p->frames);
 	free(p->frame_slots);
@@ -615,14 +617,12 @@ profile_total(const struct profile *p)
 }
 
 void
-profile_note_stop(struct profile *p, uint64_t ns)
+profile_times_note(struct profile_times *pt, uint64_t ns)
 {
-	struct profile_stats *st = &p->stats;
-
-	st->stop_ns = xgrowarray(st->stop_ns, &st->stop_cap,
-				 st->stop_count + 1, sizeof(*st->stop_ns));
-	st->stop_ns[st->stop_count++] = ns > UINT32_MAX ? UINT32_MAX : ns;
-	st->stop_ns_total += ns;
+	pt->ns = xgrowarray(pt->ns, &pt->cap, pt->n + 1, sizeof(*pt->ns));
+	pt->ns[pt->n++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	pt->total_ns += ns;
+	pt->count++;
 }
 
 static int
@@ -634,20 +634,27 @@ cmp_u32(const void *a, const void *b)
 }
 
 uint64_t
-profile_stop_quantile(const struct profile *p, double q)
+profile_times_quantile(const struct profile_times *pt, double q)
 {
-	const struct profile_stats *st = &p->stats;
 	uint32_t *v;
 	uint64_t r;
 	size_t i;
 
-	if (!st->stop_count)
+	if (!pt->n)
 		return 0;
-	v = xmalloc(st->stop_count * sizeof(*v));
-	memcpy(v, st->stop_ns, st->stop_count * sizeof(*v));
-	qsort(v, st->stop_count, sizeof(*v), cmp_u32);
-	i = (size_t)(q * (st->stop_count - 1) + 0.5);
+	v = xmalloc(pt->n * sizeof(*v));
+	memcpy(v, pt->ns, pt->n * sizeof(*v));
+	qsort(v, pt->n, sizeof(*v), cmp_u32);
+	i = (size_t)(q * (pt->n - 1) + 0.5);
 	r = v[i];
 	free(v);
 	return r;
+}
+
+void
+profile_times_fini(struct profile_times *pt)
+{
+	free(pt->ns);
+	pt->ns = NULL;
+	pt->n = pt->cap = 0;
 }

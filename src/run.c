@@ -451,14 +451,17 @@ summary(const struct run_ctx *c)
 	if (quiet_enabled || c->w)
 		return;
 	fprintf(stderr,
-		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99",
+		"%s: %llu samples in %.2f s (%llu ticks at %.1f Hz), %llu late ticks, %llu failed reads; threads stopped %.1f us p50, %.1f us p99; held %.1f us p50, %.1f us p99 (interrupt latency %.1f us p50)",
 		program_name, (unsigned long long)st->samples, st->duration_s,
 		(unsigned long long)st->ticks,
 		st->duration_s > 0 ? st->ticks / st->duration_s : 0.0,
 		(unsigned long long)st->late_ticks,
 		(unsigned long long)st->failed,
-		profile_stop_quantile(c->prof, 0.5) / 1e3,
-		profile_stop_quantile(c->prof, 0.99) / 1e3);
+		profile_times_quantile(&st->stop, 0.5) / 1e3,
+		profile_times_quantile(&st->stop, 0.99) / 1e3,
+		profile_times_quantile(&st->held, 0.5) / 1e3,
+		profile_times_quantile(&st->held, 0.99) / 1e3,
+		profile_times_quantile(&st->latency, 0.5) / 1e3);
 	/* Before the optional parts: tests match ones that end the line. */
 	fprintf(stderr, "; samples weigh %.3f s of %s time",
 		profile_weight_total(c->prof) / 1e9,

@@ -37,6 +37,17 @@ thread_gone(struct target_thread *th, void *arg)
 	th->priv = NULL;
 }
 
+/* A hold of ours is over: both its parts go to the profile's stats. */
+static void
+thread_held(const struct target_thread *th, uint64_t latency_ns,
+	    uint64_t held_ns, void *arg)
+{
+	struct profile *prof = arg;
+
+	profile_times_note(&prof->stats.latency, latency_ns);
+	profile_times_note(&prof->stats.held, held_ns);
+}
+
 static int
 setup_process(struct sampler *s)
 {
@@ -107,6 +118,8 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
 	t->thread_gone = thread_gone;
 	t->thread_gone_arg = s;
+	t->thread_held = thread_held;
+	t->thread_held_arg = prof;
 	t->exec_seen = false;
 	if (target_process_find(t, s->pid))
 		target_process_find(t, s->pid)->exec_seen = false;

@@ -282,6 +282,15 @@ signal_may_restart(struct target *t, int sig)
 	return disp == PROC_SIG_IGNORED || disp == PROC_SIG_CAUGHT;
 }
 
+/* th is in the stop we asked for: held from now until target_resume(). */
+static void
+hold(struct target_thread *th, int sig)
+{
+	th->state = TS_STOPPED;
+	th->pending_sig = sig;
+	th->stop_seen_ns = now_ns();
+}
+
 /*
  * Any ptrace stop (a signal-delivery stop, a clone or fork event) clears
  * the kernel's pending PTRACE_INTERRUPT: "any trap clears pending STOP
@@ -300,8 +309,7 @@ trap_answers_interrupt(struct target_thread *th, int sig)
 		th->unwanted = false;
 		return false;
 	}
-	th->state = TS_STOPPED;
-	th->pending_sig = sig;
+	hold(th, sig);
 	return true;
 }
 
@@ -430,7 +438,7 @@ static void
 on_interrupt_stop(struct target *t, struct target_thread *th)
 {
 	if (th->state == TS_STOPPING && !th->unwanted) {
-		th->state = TS_STOPPED;
+		hold(th, 0);
 		return;
 	}
 	/* A new thread's first stop, the wake-up after a group stop, an
@@ -579,7 +587,7 @@ target_interrupt(struct target *t, struct target_thread *th)
 		return -1;
 	th->state = TS_STOPPING;
 	th->unwanted = false;
-	th->stopped_at_ns = now_ns();
+	th->interrupted_ns = now_ns();
 	th->interrupts++;
 	return 0;
 }
@@ -670,6 +678,10 @@ target_resume(struct target *t, struct target_thread *th)
 	th->pending_sig = 0;
 	if (ptrace(PTRACE_CONT, th->tid, NULL, (void *)(long)sig) < 0)
 		return -1;
+	if (t->thread_held)
+		t->thread_held(th, th->stop_seen_ns - th->interrupted_ns,
+			       now_ns() - th->stop_seen_ns,
+			       t->thread_held_arg);
 	return 0;
 }
 

@@ -337,7 +337,7 @@ make_view(struct top *t, const struct profile *p, uint64_t elapsed_ns,
 	v->samples[TOP_ALL] = p->nsamples;
 	if (elapsed_ns) {
 		v->rate_hz[TOP_ALL] = p->stats.ticks / (elapsed_ns / 1e9);
-		v->stopped[TOP_ALL] = (double)p->stats.stop_ns_total /
+		v->stopped[TOP_ALL] = (double)p->stats.stop.total_ns /
 				      elapsed_ns;
 	}
 	span = elapsed_ns - old->elapsed_ns;
@@ -345,7 +345,7 @@ make_view(struct top *t, const struct profile *p, uint64_t elapsed_ns,
 		v->rate_hz[TOP_RECENT] = (p->stats.ticks - old->ticks) /
 					 (span / 1e9);
 		v->stopped[TOP_RECENT] =
-			(double)(p->stats.stop_ns_total - old->stop_ns) / span;
+			(double)(p->stats.stop.total_ns - old->stop_ns) / span;
 	}
 	v->fns = xcalloc(t->nfns ? t->nfns : 1, sizeof(*v->fns));
 	for (size_t i = 0; i < t->nfns; i++) {
@@ -425,7 +425,7 @@ top_watch(void *arg, const struct profile *p, uint64_t elapsed_ns,
 	t->history[t->nhistory++] = (struct top_mark){
 		.elapsed_ns = elapsed_ns,
 		.ticks = p->stats.ticks,
-		.stop_ns = p->stats.stop_ns_total,
+		.stop_ns = p->stats.stop.total_ns,
 	};
 
 	pthread_mutex_lock(&t->lock);

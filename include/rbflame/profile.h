@@ -151,6 +151,18 @@ struct profile_thread {
 	uint32_t name;		/* string id; "" when not known */
 };
 
+/**
+ * Durations, kept one by one for their percentiles (each capped at
+ * UINT32_MAX ns, 4.3 s). A loaded recording has the total and count
+ * only: its n is 0.
+ */
+struct profile_times {
+	uint64_t total_ns;
+	uint64_t count;
+	uint32_t *ns;		/* n of them */
+	size_t n, cap;
+};
+
 /** Counters the run keeps and the summary line prints. */
 struct profile_stats {
 	uint64_t ticks;		/* sampling rounds */
@@ -160,10 +172,18 @@ struct profile_stats {
 	uint64_t blocked_reused;/* stacks of blocked threads taken without stopping them */
 	uint64_t woven;		/* --native: stacks woven */
 	uint64_t weave_errors;	/* --native: stacks kept unwoven under a marker */
-	uint64_t stop_ns_total;	/* time threads spent stopped by us */
-	uint64_t stop_count;
-	uint32_t *stop_ns;	/* each stop's length, for percentiles */
-	size_t stop_cap;
+	struct profile_times stop; /* each sample's stop: a Ruby tick's
+				 * from the GVL-holder lookup (or the
+				 * holder's PTRACE_INTERRUPT, sent early)
+				 * to the last resume returning; a native
+				 * thread's from its PTRACE_INTERRUPT */
+	struct profile_times held; /* each thread's hold: from waitpid
+				 * reporting its stop to PTRACE_CONT
+				 * returning (the part of a stop the
+				 * sampler's own work makes) */
+	struct profile_times latency; /* each hold's interrupt latency:
+				 * from PTRACE_INTERRUPT returning to
+				 * waitpid reporting the stop */
 	uint64_t per_state[PROFILE_STATES]; /* samples per state */
 	uint64_t rereads;	/* Ruby reads checked against a second read */
 	uint64_t torn;		/* ... that found the stacks changed */
@@ -307,10 +327,12 @@ uint64_t profile_sample_weight(const struct profile *p,
 			       const struct profile_sample *s);
 uint64_t profile_stack_weight(const struct profile *p,
 			      const struct profile_stack *s);
-/** Records how long one thread was stopped for a sample. */
-void profile_note_stop(struct profile *p, uint64_t ns);
-/** The q-quantile (0..1) of the stop lengths in ns, 0 when none. */
-uint64_t profile_stop_quantile(const struct profile *p, double q);
+/** Adds one duration to pt (stats.stop, .held, .latency). */
+void profile_times_note(struct profile_times *pt, uint64_t ns);
+/** The q-quantile (0..1) of pt's durations in ns, 0 when none. */
+uint64_t profile_times_quantile(const struct profile_times *pt, double q);
+/** Frees pt's durations (its total and count stay). */
+void profile_times_fini(struct profile_times *pt);
 
 /** The time all samples stand for, ns (profile_stack_weight summed). */
 uint64_t profile_weight_total(const struct profile *p);

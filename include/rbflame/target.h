@@ -51,7 +51,8 @@ struct target_thread {
 				 * signal to pass on when resumed */
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
 	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
-	uint64_t stopped_at_ns;
+	uint64_t interrupted_ns;	/* our PTRACE_INTERRUPT returned */
+	uint64_t stop_seen_ns;	/* waitpid reported the stop it asked for */
 	uint64_t interrupts;	/* PTRACE_INTERRUPTs sent to it (--debug
 				 * prints them at the end) */
 	struct user_regs_struct regs; /* in a stop target_wait_stopped()
@@ -104,6 +105,12 @@ struct target {
 	/* called on a gone thread just before it is freed */
 	void (*thread_gone)(struct target_thread *th, void *arg);
 	void *thread_gone_arg;
+	/* called as a thread we held is resumed: latency_ns from our
+	 * PTRACE_INTERRUPT to waitpid reporting its stop, held_ns from
+	 * there to PTRACE_CONT returning (NULL: not measured) */
+	void (*thread_held)(const struct target_thread *th,
+			    uint64_t latency_ns, uint64_t held_ns, void *arg);
+	void *thread_held_arg;
 	struct target_stats stats;
 };
 
@@ -168,7 +175,10 @@ int target_interrupt(struct target *t, struct target_thread *th);
  */
 int target_wait_stopped(struct target *t, struct target_thread *th,
 			uint64_t timeout_ns);
-/** Resumes a thread we stopped. */
+/**
+ * Resumes a thread we stopped, then hands t->thread_held how long it
+ * waited for the stop and how long it was held there.
+ */
 int target_resume(struct target *t, struct target_thread *th);
 /**
  * Gives up an interrupt sent to th that nobody will wait for: resumed if

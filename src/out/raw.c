@@ -67,8 +67,8 @@ encode(const struct profile *p, struct buf *o)
 	buf_put_varint(&r, st->late_ticks);
 	buf_put_varint(&r, st->failed);
 	buf_put_varint(&r, st->blocked_reused);
-	buf_put_varint(&r, st->stop_ns_total);
-	buf_put_varint(&r, st->stop_count);
+	buf_put_varint(&r, st->stop.total_ns);
+	buf_put_varint(&r, st->stop.count);
 	buf_put_double(&r, st->duration_s);
 	buf_put_double(&r, st->rate_hz);
 	/* The number of states first: a reader built with fewer or more

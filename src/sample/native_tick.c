@@ -142,7 +142,7 @@ sample_thread(struct sampler *s, struct target_thread *th)
 		return -1;
 	n = sample_unwind_stopped(s, th, ips, &stop_ns);
 	if (stop_ns)
-		profile_note_stop(s->prof, stop_ns);
+		profile_times_note(&s->prof->stats.stop, stop_ns);
 	if (n <= 0)
 		return -1;
 	/* The registers of the stop say whether it was in the block. */

@@ -51,7 +51,7 @@ sample_ruby_tick(struct sampler *s)
 
 	/* A holder interrupted with the other processes' stopped since. */
 	if (s->prestop)
-		t0 = s->prestop->stopped_at_ns;
+		t0 = s->prestop->interrupted_ns;
 	if (s->opt.nonblocking)
 		mem_flush(s->mem);
 	else
@@ -77,7 +77,7 @@ sample_ruby_tick(struct sampler *s)
 	}
 	sample_gvl_release(s, &h);
 	if (h.n)
-		profile_note_stop(s->prof, now_ns() - t0);
+		profile_times_note(&s->prof->stats.stop, now_ns() - t0);
 	if (n < 0 || !frozen) {
 		/* Unreadable, or still changing after every re-read: a torn
 		 * snapshot is dropped, never recorded. */

@@ -85,7 +85,7 @@ sample_unwind_stopped(struct sampler *s, struct target_thread *th,
 	n = unwind_stack(s->unwinder, th->tid, &th->regs, ips,
 			 SAMPLER_MAX_FRAMES);
 	target_resume(s->t, th);
-	*stop_ns = now_ns() - th->stopped_at_ns;
+	*stop_ns = now_ns() - th->interrupted_ns;
 	return n;
 }
 

@@ -273,7 +273,7 @@ sample_woven_tick(struct sampler *s)
 	held = h.n ? h.v[0] : NULL;
 	/* From PTRACE_INTERRUPT, as sample_thread() counts. */
 	if (held)
-		t0 = held->stopped_at_ns;
+		t0 = held->interrupted_ns;
 	/* No flush: the holder check just did, and what it read is frozen
 	 * now (or checked by a second read below). */
 	n = sample_stacks_read(s);
@@ -314,7 +314,7 @@ sample_woven_tick(struct sampler *s)
 							 SAMPLER_MAX_FRAMES,
 					      &stop);
 		if (stop && !held)
-			profile_note_stop(s->prof, stop);
+			profile_times_note(&s->prof->stats.stop, stop);
 	}
 	if (!frozen && n >= 0) {
 		/* Nothing held the Ruby stacks still: they count only if a
@@ -325,7 +325,7 @@ sample_woven_tick(struct sampler *s)
 	}
 	sample_gvl_release(s, &h);
 	if (held)
-		profile_note_stop(s->prof, now_ns() - t0);
+		profile_times_note(&s->prof->stats.stop, now_ns() - t0);
 	if (n < 0 || !frozen) {
 		s->prof->stats.failed++;
 		return;

@@ -432,16 +432,23 @@ check_frames() {
 }
 
 # read_summary FILE: from rbflame's summary line, the last line of FILE
-# (its stderr), sets SUM_TICKS, SUM_FAILED (failed reads) and SUM_STOP50
-# (how long threads were stopped, us, median; 0.0 when nothing was).
+# (its stderr), sets SUM_TICKS, SUM_FAILED (failed reads), SUM_STOP50 and
+# SUM_STOP99 (how long threads were stopped per sample, us; 0.0 when
+# nothing was), SUM_HELD50 and SUM_HELD99 (how long each thread was held,
+# from its stop reported to its resume returning) and SUM_LATENCY50 (from
+# the interrupt to the stop reported).
 read_summary() {
-	local re='\(([0-9]+) ticks at [^)]*\), [0-9]+ late ticks, ([0-9]+) failed reads; threads stopped ([0-9.]+) us p50'
+	local re='\(([0-9]+) ticks at [^)]*\), [0-9]+ late ticks, ([0-9]+) failed reads; threads stopped ([0-9.]+) us p50, ([0-9.]+) us p99; held ([0-9.]+) us p50, ([0-9.]+) us p99 \(interrupt latency ([0-9.]+) us p50\)'
 	local l
 	l=$(tail -n 1 "$1")
 	[[ $l =~ $re ]] || fail "no summary line at the end of ${1##*/}: $l"
 	SUM_TICKS=${BASH_REMATCH[1]}
 	SUM_FAILED=${BASH_REMATCH[2]}
 	SUM_STOP50=${BASH_REMATCH[3]}
+	SUM_STOP99=${BASH_REMATCH[4]}
+	SUM_HELD50=${BASH_REMATCH[5]}
+	SUM_HELD99=${BASH_REMATCH[6]}
+	SUM_LATENCY50=${BASH_REMATCH[7]}
 }
 
 # assert_gvl_stopped FILE WHAT [EXITS]: the summary in FILE shows the

@@ -292,6 +292,31 @@ START_TEST(test_frame_cap)
 }
 END_TEST
 
+/* Durations and their quantiles (the summary's stop, held, latency):
+ * chosen as rank q * (n - 1), rounded; each capped at UINT32_MAX ns; a
+ * recording's total and count alone give no quantile. */
+START_TEST(test_times)
+{
+	struct profile *p = profile_create();
+	struct profile_times *pt = &p->stats.held;
+	struct profile_times loaded = { .total_ns = 5000, .count = 5 };
+
+	ck_assert_uint_eq(profile_times_quantile(pt, 0.5), 0);
+	for (uint64_t ns = 100; ns >= 1; ns--)
+		profile_times_note(pt, ns * 1000);
+	ck_assert_uint_eq(pt->count, 100);
+	ck_assert_uint_eq(pt->total_ns, 5050 * 1000);
+	ck_assert_uint_eq(profile_times_quantile(pt, 0.5), 51000);
+	ck_assert_uint_eq(profile_times_quantile(pt, 0.99), 99000);
+	ck_assert_uint_eq(profile_times_quantile(pt, 0), 1000);
+	profile_times_note(pt, 10ull * 1000000000ull);
+	ck_assert_uint_eq(profile_times_quantile(pt, 1), UINT32_MAX);
+	ck_assert_uint_eq(pt->total_ns, 5050 * 1000 + 10ull * 1000000000ull);
+	ck_assert_uint_eq(profile_times_quantile(&loaded, 0.5), 0);
+	profile_destroy(p);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -307,6 +332,7 @@ main(void)
 	tcase_add_test(tc, test_states);
 	tcase_add_test(tc, test_states_documented);
 	tcase_add_test(tc, test_frame_cap);
+	tcase_add_test(tc, test_times);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
