@@ -32,7 +32,7 @@ check_tax() {
 		fail "${f##*/}: line $l without its samples"
 	grep -qE "^ .{24}\\| +$((l - 1))  \\|     i = 0$" "$f" ||
 		fail "${f##*/}: line $((l - 1)) not shown"
-	grep -qE "^ {25}\\| +$((l + 1))  \\|   end$" "$f" ||
+	grep -qE "^ .{24}\\| +$((l + 1))  \\|   end$" "$f" ||
 		fail "${f##*/}: line $((l + 1)) not shown"
 	[ "$(grep -c '^Workload#' "$f")" = 1 ] ||
 		fail "${f##*/}: --match 'tax\$' matched more than Workload#tax"
