@@ -4,7 +4,8 @@
 #
 # Fuzzing: every target of tests/fuzz/targets, built with clang's
 # libFuzzer, AddressSanitizer and UBSan over the librbflame sources, then
-# run for FUZZ_SECONDS (default 60) each. Seeds are snapshots of live Ruby
+# run for FUZZ_SECONDS (default 60) each, as many at once as there
+# are CPUs. Seeds are snapshots of live Ruby
 # fixtures taken now with 'rbflame dump -p PID --snapshot' (and the
 # committed test snapshot). Inputs in tests/fuzz/regressions/NAME/ are
 # replayed first. Any crash, sanitizer report, leak or hang (an input
@@ -181,24 +182,29 @@ say "seeds: $(ls "$ELVES" | wc -l) ELF files, $(ls "$MAPS" | wc -l) maps"
 
 # ---- run ----------------------------------------------------------------------
 
-total_fail=0
-while read -r name seeds; do
-	fz=$B/fuzz_$name
+# fuzz_one NAME SEEDS: the regressions replayed, then SECS of fuzzing;
+# what it says goes to $T/NAME.say, and $T/NAME.ok exists if it passed.
+fuzz_one() {
+	local name=$1 seeds=$2 fz=$B/fuzz_$1 seed_dir reg corpus rc execs cov
 	case $seeds in
 	@snapshots) seed_dir=$SNAPS ;;
 	@elves) seed_dir=$ELVES ;;
 	@maps) seed_dir=$MAPS ;;
 	*) seed_dir=$top_srcdir/$seeds ;;
 	esac
-	[ -e "$seed_dir" ] || fail "$name: no seeds at $seed_dir"
-	# Replays: every input that once broke this target.
+	if [ ! -e "$seed_dir" ]; then
+		echo "$name: no seeds at $seed_dir"
+		return
+	fi
+	# Inputs that once crashed it first: each must pass again.
 	reg=$top_srcdir/tests/fuzz/regressions/$name
 	if [ -d "$reg" ] && [ -n "$(ls -A "$reg")" ]; then
 		if ! "$fz" -timeout="$TIMEOUT" "$reg"/* >"$T/$name.replay" 2>&1; then
-			tail -n 40 "$T/$name.replay" >&2
-			fail "$name: a regression input fails again"
+			tail -n 40 "$T/$name.replay"
+			echo "$name: a regression input fails again"
+			return
 		fi
-		say "$name: $(ls "$reg" | wc -l) regression inputs pass"
+		echo "$name: $(ls "$reg" | wc -l) regression inputs pass"
 	fi
 	corpus=$T/corpus-$name
 	mkdir -p "$corpus"
@@ -212,12 +218,31 @@ while read -r name seeds; do
 		tail -n 1 | grep -oE 'cov: [0-9]+ ft: [0-9]+' || true)
 	if [ "$rc" != 0 ] || grep -qE '^==[0-9]+==ERROR|runtime error:|ALARM|Test unit written' "$T/$name.fuzz"; then
 		grep -E -A 30 'ERROR|runtime error|ALARM|deadly signal' "$T/$name.fuzz" |
-			head -n 60 >&2
-		say "$name: FAILED (exit $rc) after ${execs:-?} execs; input in $ART/"
-		total_fail=$((total_fail + 1))
-		continue
+			head -n 60
+		echo "$name: FAILED (exit $rc) after ${execs:-?} execs; input in $ART/"
+		return
 	fi
-	say "$name: ${SECS} s, ${execs:-?} execs (stat::number_of_executed_units)," \
+	echo "$name: ${SECS} s, ${execs:-?} execs (stat::number_of_executed_units)," \
 		"$cov, corpus $(ls "$corpus" | wc -l) new inputs, no crash, no hang"
+	: >"$T/$name.ok"
+}
+
+# As many targets at once as there are CPUs (each fuzzer is one
+# process): 10 targets of 60 s take 5 minutes on 2 CPUs, not 10.
+jobs=$(nproc 2>/dev/null || echo 2)
+running=0
+while read -r name seeds; do
+	fuzz_one "$name" "$seeds" >"$T/$name.say" 2>&1 &
+	running=$((running + 1))
+	if [ "$running" -ge "$jobs" ]; then
+		wait -n || true
+		running=$((running - 1))
+	fi
+done <<<"$targets"
+wait
+total_fail=0
+while read -r name seeds; do
+	sed "s/^/$ME: /" "$T/$name.say"
+	[ -e "$T/$name.ok" ] || total_fail=$((total_fail + 1))
 done <<<"$targets"
 [ "$total_fail" = 0 ] || fail "$total_fail fuzz target(s) found a crash or hang"
