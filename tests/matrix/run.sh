@@ -805,7 +805,8 @@ adv_block() {
 # matrix-adversary: adversary.rb corrupts, through Fiddle, the frames of
 # 17 parked threads, an iseq and a class name it never uses again (see
 # the fixture), and each parked thread's block in a dump changes (all 18
-# threads read whole before); then 'rbflame -p PID -s 30 -r 1000' on it,
+# threads read whole before); dump --locals and --locals --json read all
+# 18 threads, the JSON parses; then 'rbflame -p PID -s 30 -r 1000' on it,
 # under timeout(1) (60 s) and /usr/bin/time: exit 0, peak RSS under 100 MiB, failed reads
 # counted on the summary line (at least one a tick: every tick meets the
 # unreadable threads), a profile whose samples not (blocked) are the main
@@ -852,6 +853,18 @@ check_matrix_adversary() {
 			fail "after the corruption: thread $k (adv-$((k - 2))) reads as before"
 	done
 	unread=$(grep -c '^  (unreadable)$' "$CT/advafter.out" || true)
+	# dump --locals over the same garbage (issue 24): every thread, and
+	# its --json a document that parses.
+	run_rbflame advlocals 30 dump -p "$TPID" --locals
+	expect_rc 0 "rbflame dump -p PID --locals (after the corruption)"
+	[ "$(grep -c '^thread ' "$CT/advlocals.out")" = 18 ] ||
+		fail "dump --locals after the corruption: $(grep -c '^thread ' "$CT/advlocals.out") threads, want 18"
+	run_rbflame advjson 30 dump -p "$TPID" --locals --json
+	expect_rc 0 "rbflame dump -p PID --locals --json (after the corruption)"
+	perl -MJSON::PP -e 'local $/; my $j = decode_json(<STDIN>);
+		@{$j->{threads}} == 18 or die scalar(@{$j->{threads}}) . " threads\n"' \
+		<"$CT/advjson.out" ||
+		fail "dump --locals --json after the corruption: not a document of 18 threads"
 	kill -USR1 "$TPID"
 	sent=1
 	p0=$(usr1_line 1) || exit 1
