@@ -5,8 +5,8 @@
 # Thread states and --mode, on the gvl fixture: two CPU-bound threads
 # (spin-a, spin-b) contending for the GVL while the main thread sleeps.
 #  - wall mode (the default), --threads, 3 s at 1000 Hz: each spinner's
-#    samples are >= 97% Object#spin at its line (the rest in
-#    Fixture.done?), some running and some ending in (waiting for GVL);
+#    samples are >= 97% Object#spin at its line or in Fixture.done?
+#    (where the GVL may change hands too), some running and some ending in (waiting for GVL);
 #    the main thread's are >= 95% Kernel#sleep;
 #    (blocked); the summary line counts the same samples per state as
 #    the profile (the split itself, about half each over >= 10,000
@@ -36,10 +36,11 @@ assert_collapsed "$T/wall.folded" "wall mode"
 spin=$(expand_stack 'block in Object#spinner {spinner};Object#spin {spin}')
 for t in "$a:spin-a" "$b:spin-b"; do
 	tid=${t%%:*} name=${t#*:}
+	mapfile -t dn < <(done_stacks "thread $tid \"$name\";$spin")
 	assert_stacks "$T/wall.folded" 97 "$name (tid $tid)" \
 		--within "thread $tid \"$name\";" \
 		"thread $tid \"$name\";$spin@GC?@" \
-		"thread $tid \"$name\";$spin;(waiting for GVL)"
+		"thread $tid \"$name\";$spin;(waiting for GVL)" "${dn[@]}"
 done
 # From its sleep on: before it, main may still be finishing the write
 # of "ready", waiting to take the GVL back from the spinners.
