@@ -30,7 +30,7 @@ for _ in $(seq 500); do
 done
 grep -q '^ready$' "$T/target.log" || fail "the target did not start"
 
-start_rbflame search -p "$TPID" -s 20
+start_rbflame search -p "$TPID" -s 150
 wait_traced "$TPID" 5
 sent=()
 for i in 1 2 3 4 5; do
@@ -45,7 +45,7 @@ for i in 1 2 3 4 5; do
 		sleep 0.01
 	done
 done
-wait_rbflame 60 || fail "rbflame still running after 60 s"
+wait_rbflame 180 || fail "rbflame still running after 180 s"
 [ "${#sent[@]}" -ge 1 ] ||
 	fail "rbflame ended before a signal was sent: $(cat "$T/search.err")"
 mapfile -t got < <(sed -n 's/^usr1 //p' "$T/target.log")
