@@ -22,57 +22,31 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "rbflame/mem.h"
-#include "rbflame/ruby.h"
 #include "rbflame/ruby_dwarf.h"
-#include "rbflame/ruby_layout.h"
-#include "rbflame/ruby_vm_meta.h"
-#include "rbflame/snapshot.h"
-#include "rbflame/xmalloc.h"
 
-#ifndef FUZZ_SRCDIR
-#define FUZZ_SRCDIR "."
-#endif
-#define SNAPSHOT FUZZ_SRCDIR "/tests/unit/data/snapshots/ruby31-threads.snap"
+#include "snapshot_reader.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static uint8_t *snap;
-static size_t snap_len;
-static struct ruby_stack *stacks;
 static char version[32];	/* the snapshot's Ruby, "3.1.2" */
 
 static void
 setup(void)
 {
-	FILE *f = fopen(SNAPSHOT, "rb");
 	struct snapshot_meta meta;
 	struct ruby_vm vm;
 	struct mem *m;
-	long n;
 
-	if (!f || fseek(f, 0, SEEK_END) < 0 || (n = ftell(f)) <= 0 ||
-	    fseek(f, 0, SEEK_SET) < 0) {
-		fprintf(stderr, "fuzz_dwarf_layout: cannot read %s\n",
-			SNAPSHOT);
-		abort();
-	}
-	snap_len = (size_t)n;
-	snap = xmalloc(snap_len);
-	if (fread(snap, 1, snap_len, f) != snap_len)
-		abort();
-	fclose(f);
+	fuzz_snapshot_load("fuzz_dwarf_layout");
 	m = snapshot_from_buffer(snap, snap_len, &meta);
 	if (!m || ruby_vm_meta_get(&meta, &vm) < 0)
 		abort();
 	snprintf(version, sizeof(version), "%s", vm.version);
 	mem_destroy(m);
 	snapshot_meta_free(&meta);
-	stacks = xcalloc(RUBY_MAX_THREADS, sizeof(*stacks));
 }
 
 /* The input as a file libdw reads with pread, as it reads the target's. */
@@ -92,49 +66,6 @@ input_fd(const uint8_t *data, size_t size)
 		done += (size_t)n;
 	}
 	return fd;
-}
-
-/* The reader over the snapshot with layout L, twice (the second pass
- * goes through the caches the first filled). */
-static void
-read_snapshot(const struct ruby_layout *L)
-{
-	struct snapshot_meta meta;
-	struct ruby_reader *r;
-	struct ruby_vm vm;
-	struct mem *m;
-	pid_t tid;
-	int n;
-
-	m = snapshot_from_buffer(snap, snap_len, &meta);
-	if (!m)
-		abort();	/* the committed snapshot always loads */
-	if (ruby_vm_meta_get(&meta, &vm) < 0)
-		abort();
-	vm.layout = L;
-	r = ruby_reader_create(&vm, m, 0);
-	(void)ruby_gvl_holder(r, &tid);
-	for (int pass = 0; pass < 2; pass++) {
-		n = ruby_read_stacks(r, stacks, RUBY_MAX_THREADS);
-		if (n > RUBY_MAX_THREADS)
-			abort();
-		for (int i = 0; i < n; i++) {
-			const struct ruby_stack *st = &stacks[i];
-
-			if (st->nframes > RUBY_MAX_FRAMES ||
-			    !memchr(st->name, 0, sizeof(st->name)))
-				abort();
-			for (int f = 0; f < st->nframes; f++)
-				if ((st->frames[f].label &&
-				     strlen(st->frames[f].label) > 1u << 20) ||
-				    (st->frames[f].path &&
-				     strlen(st->frames[f].path) > 1u << 20))
-					abort();
-		}
-	}
-	ruby_reader_destroy(r);
-	mem_destroy(m);
-	snapshot_meta_free(&meta);
 }
 
 int
@@ -163,6 +94,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			abort();
 		return 0;
 	}
-	read_snapshot(&out.layout);
+	fuzz_snapshot_read(&out.layout);
 	return 0;
 }
