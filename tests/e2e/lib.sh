@@ -22,6 +22,12 @@ if [ -z "${top_srcdir:-}" ]; then
 fi
 : "${top_builddir:=$top_srcdir}"
 : "${RBFLAME:=$top_builddir/rbflame}"
+# An ASan build (configure --enable-asan): about 3x the memory and 2-40x
+# the CPU of a plain one; tests of RSS and of long searches scale by it.
+ASAN_BUILD=0
+if grep -q __asan_init "$RBFLAME" 2>/dev/null; then
+	ASAN_BUILD=1
+fi
 TRACEES=$top_builddir/tests/tracees
 export LC_ALL=C
 # Tracees killed by SIGABRT and friends must not leave core files around.
@@ -60,6 +66,8 @@ fail() {
 	if [ -z "${IN_FAIL:-}" ]; then
 		IN_FAIL=1
 		dump_scratch >&2
+		# Again after the dump, so that a log's tail shows why.
+		printf 'FAIL: %s: %s\n' "$ME" "$*" >&2
 	fi
 	exit 1
 }
