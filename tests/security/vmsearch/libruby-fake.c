@@ -18,13 +18,18 @@ const char ruby_version[] = "3.1.2";
 /* Exported, so the compiler keeps it though nothing reads it. */
 uintptr_t fake_ruby_words[FILL_WORDS];
 
-/* Points every word of .bss at a zeroed heap block (aligned, so each
- * passes the search's first filter and costs a read). */
+/* Points the first words of .bss (all, or VMSEARCH_WORDS of them) at a
+ * zeroed heap block (aligned, so each passes the search's first filter
+ * and costs a read); the rest, zero, fail that filter at once. */
 void
 fake_ruby_fill(void)
 {
 	uintptr_t *block = calloc(4096, sizeof(*block));
+	const char *env = getenv("VMSEARCH_WORDS");
+	size_t n = env ? strtoul(env, NULL, 10) : FILL_WORDS;
 
-	for (size_t i = 0; i < FILL_WORDS; i++)
+	if (n == 0 || n > FILL_WORDS)
+		n = FILL_WORDS;
+	for (size_t i = 0; i < n; i++)
 		fake_ruby_words[i] = (uintptr_t)(block + (i & 1023));
 }
