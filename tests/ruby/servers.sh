@@ -119,6 +119,9 @@ phased_restart() {
 	sleep 0.5
 	start_rbflame phased -p "$master" --subprocesses --threads -s 5 \
 		-r 200 -o "$T/phased.folded"
+	# Attached first (a loaded machine, an ASan build: seconds),
+	# then a while for samples of the old workers.
+	wait_line "$T/phased.err" '^rbflame: following ' 30 "$RBPID"
 	sleep 1.5
 	kill -USR1 "$master"
 	wait_rbflame 40 || fail "phased: rbflame still running after 40 s"
@@ -156,6 +159,9 @@ hot_restart() {
 	local master=$1 url=$2 old=$WORKERS w n t
 	start_rbflame hot -p "$master" --subprocesses -s 5 -r 200 \
 		-o "$T/hot.folded"
+	# Attached first (a loaded machine, an ASan build: seconds),
+	# then a while for samples of the old workers.
+	wait_line "$T/hot.err" '^rbflame: following ' 30 "$RBPID"
 	sleep 1
 	kill -USR2 "$master"
 	wait_rbflame 40 || fail "hot: rbflame still running after 40 s"
@@ -214,6 +220,9 @@ upgrade() {
 	sleep 0.5
 	start_rbflame upgrade -p "$old" --subprocesses -r 200 \
 		-o "$T/upgrade.folded"
+	# Attached first (a loaded machine, an ASan build: seconds),
+	# then a while for samples of the old workers.
+	wait_line "$T/upgrade.err" '^rbflame: following ' 30 "$RBPID"
 	sleep 1
 	kill -USR2 "$old"
 	n=600
