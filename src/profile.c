@@ -616,45 +616,80 @@ profile_total(const struct profile *p)
 	return t;
 }
 
+/* The bucket of ns (< 2^32): exact below PROFILE_TIMES_EXACT, then the
+ * octave and the 6 bits after its leading one. */
+static size_t
+times_bucket(uint32_t ns)
+{
+	unsigned e;
+
+	if (ns < PROFILE_TIMES_EXACT)
+		return ns;
+	e = 31u - (unsigned)__builtin_clz(ns);	/* 7..31 */
+	return PROFILE_TIMES_EXACT + (e - 7u) * 64u + ((ns >> (e - 6u)) & 63u);
+}
+
+/* The middle of bucket b's range of values. */
+static uint64_t
+times_value(size_t b)
+{
+	size_t k;
+	unsigned e;
+	uint64_t lo, width;
+
+	if (b < PROFILE_TIMES_EXACT)
+		return b;
+	k = b - PROFILE_TIMES_EXACT;
+	e = 7u + (unsigned)(k / 64u);
+	width = 1ull << (e - 6u);
+	lo = (1ull << e) + (uint64_t)(k % 64u) * width;
+	return lo + width / 2;
+}
+
 void
 profile_times_note(struct profile_times *pt, uint64_t ns)
 {
-	pt->ns = xgrowarray(pt->ns, &pt->cap, pt->n + 1, sizeof(*pt->ns));
-	pt->ns[pt->n++] = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+	uint32_t v = ns > UINT32_MAX ? UINT32_MAX : (uint32_t)ns;
+
+	if (!pt->hist)
+		pt->hist = xcalloc(PROFILE_TIMES_BUCKETS, sizeof(*pt->hist));
+	pt->hist[times_bucket(v)]++;
+	if (!pt->n || v < pt->min)
+		pt->min = v;
+	if (!pt->n || v > pt->max)
+		pt->max = v;
+	pt->n++;
 	pt->total_ns += ns;
 	pt->count++;
-}
-
-static int
-cmp_u32(const void *a, const void *b)
-{
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
 }
 
 uint64_t
 profile_times_quantile(const struct profile_times *pt, double q)
 {
-	uint32_t *v;
-	uint64_t r;
-	size_t i;
+	uint64_t rank, seen = 0, v;
 
-	if (!pt->n)
+	if (!pt->n || !pt->hist)
 		return 0;
-	v = xmalloc(pt->n * sizeof(*v));
-	memcpy(v, pt->ns, pt->n * sizeof(*v));
-	qsort(v, pt->n, sizeof(*v), cmp_u32);
-	i = (size_t)(q * (pt->n - 1) + 0.5);
-	r = v[i];
-	free(v);
-	return r;
+	if (q <= 0)
+		return pt->min;
+	if (q >= 1)
+		return pt->max;
+	rank = (uint64_t)(q * (double)(pt->n - 1) + 0.5);
+	for (size_t b = 0; b < PROFILE_TIMES_BUCKETS; b++) {
+		seen += pt->hist[b];
+		if (seen > rank) {
+			v = times_value(b);
+			return v < pt->min ? pt->min
+					   : v > pt->max ? pt->max : v;
+		}
+	}
+	return pt->max;
 }
 
 void
 profile_times_fini(struct profile_times *pt)
 {
-	free(pt->ns);
-	pt->ns = NULL;
-	pt->n = pt->cap = 0;
+	free(pt->hist);
+	pt->hist = NULL;
+	pt->n = 0;
 }

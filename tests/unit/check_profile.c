@@ -292,9 +292,15 @@ START_TEST(test_frame_cap)
 }
 END_TEST
 
+/* |got - want| <= want / 64: a quantile within its bucket's precision. */
+#define ck_assert_near64(got, want)                                         \
+	ck_assert_uint_le((got) > (want) ? (got) - (want) : (want) - (got), \
+			  (want) / 64)
+
 /* Durations and their quantiles (the summary's stop, held, latency):
- * chosen as rank q * (n - 1), rounded; each capped at UINT32_MAX ns; a
- * recording's total and count alone give no quantile. */
+ * chosen as rank q * (n - 1), rounded, within 1/64 (a histogram's
+ * bucket; exact below 128 ns and at q 0 and 1); each capped at
+ * UINT32_MAX ns; a recording's total and count alone give no quantile. */
 START_TEST(test_times)
 {
 	struct profile *p = profile_create();
@@ -306,14 +312,42 @@ START_TEST(test_times)
 		profile_times_note(pt, ns * 1000);
 	ck_assert_uint_eq(pt->count, 100);
 	ck_assert_uint_eq(pt->total_ns, 5050 * 1000);
-	ck_assert_uint_eq(profile_times_quantile(pt, 0.5), 51000);
-	ck_assert_uint_eq(profile_times_quantile(pt, 0.99), 99000);
+	ck_assert_near64(profile_times_quantile(pt, 0.5), 51000);
+	ck_assert_near64(profile_times_quantile(pt, 0.99), 99000);
 	ck_assert_uint_eq(profile_times_quantile(pt, 0), 1000);
+	ck_assert_uint_eq(profile_times_quantile(pt, 1), 100000);
 	profile_times_note(pt, 10ull * 1000000000ull);
 	ck_assert_uint_eq(profile_times_quantile(pt, 1), UINT32_MAX);
 	ck_assert_uint_eq(pt->total_ns, 5050 * 1000 + 10ull * 1000000000ull);
 	ck_assert_uint_eq(profile_times_quantile(&loaded, 0.5), 0);
 	profile_destroy(p);
+}
+END_TEST
+
+/* Every bucket: small values exact, each value's quantile within 1/64
+ * of it, whatever the octave (up to the cap). */
+START_TEST(test_times_buckets)
+{
+	static const uint64_t vals[] = { 0, 1, 127, 128, 129, 255, 256, 1000,
+		19000, 123457, 999999, 1ull << 20, (1ull << 31) + 12345,
+		UINT32_MAX };
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		struct profile_times pt = { 0 };
+
+		/* Three the same, so the middle one is no min or max. */
+		profile_times_note(&pt, vals[i] ? vals[i] - 1 : 0);
+		profile_times_note(&pt, vals[i]);
+		profile_times_note(&pt, vals[i] < UINT32_MAX ? vals[i] + 1
+							      : vals[i]);
+		if (vals[i] < 127)
+			ck_assert_uint_eq(profile_times_quantile(&pt, 0.5),
+					  vals[i]);
+		else
+			ck_assert_near64(profile_times_quantile(&pt, 0.5),
+					 vals[i]);
+		profile_times_fini(&pt);
+	}
 }
 END_TEST
 
@@ -333,6 +367,7 @@ main(void)
 	tcase_add_test(tc, test_states_documented);
 	tcase_add_test(tc, test_frame_cap);
 	tcase_add_test(tc, test_times);
+	tcase_add_test(tc, test_times_buckets);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
