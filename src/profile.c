@@ -25,6 +25,7 @@ profile_create(void)
 	p->frame_slots = xcalloc(p->nframe_slots, sizeof(*p->frame_slots));
 	p->nthread_slots = 64;
 	p->thread_slots = xcalloc(p->nthread_slots, sizeof(*p->thread_slots));
+	p->keep_samples = true;
 	return p;
 }
 
@@ -551,19 +552,23 @@ profile_add_weighted(struct profile *p, uint64_t time_ns, pid_t pid,
 		     const uint32_t *frames, size_t depth)
 {
 	uint32_t s = profile_add_count_weight(p, frames, depth, 1, weight_ns);
-	struct profile_sample *smp;
+	unsigned st = (unsigned)state < PROFILE_STATES ? state : 0;
 
-	p->samples = xgrowarray(p->samples, &p->samples_cap, p->nsamples + 1,
-				sizeof(*p->samples));
-	smp = &p->samples[p->nsamples++];
-	smp->time_ns = time_ns;
-	smp->pid = pid;
-	smp->tid = tid;
-	smp->stack = s;
-	smp->state = (unsigned)state < PROFILE_STATES ? state : 0;
-	smp->weight_ns = weight_ns;
+	if (p->keep_samples) {
+		struct profile_sample *smp;
+
+		p->samples = xgrowarray(p->samples, &p->samples_cap,
+					p->nsamples + 1, sizeof(*p->samples));
+		smp = &p->samples[p->nsamples++];
+		smp->time_ns = time_ns;
+		smp->pid = pid;
+		smp->tid = tid;
+		smp->stack = s;
+		smp->state = (uint8_t)st;
+		smp->weight_ns = weight_ns;
+	}
 	p->stats.samples++;
-	p->stats.per_state[smp->state]++;
+	p->stats.per_state[st]++;
 	return s;
 }
 

@@ -676,6 +676,11 @@ run_watched(const struct options *o, const struct run_watch *w)
 
 	c.prof = profile_create();
 	c.prof->max_frames = o->max_frames;
+	/* The timeline grows with the run: kept only for what reads it. */
+	c.prof->keep_samples = w != NULL;
+	for (size_t i = 0; i < o->outputs.n; i++)
+		if (!output_find(o->outputs.v[i].format)->stacks_only)
+			c.prof->keep_samples = true;
 	c.prof->stats.rate_hz = o->rate;
 	c.progress = !o->quiet && !w && isatty(STDERR_FILENO);
 	if (pthread_create(&tracer, NULL, tracer_main, &c) != 0) {

@@ -60,6 +60,10 @@ struct output_ops {
 	const char *const *suffixes;
 	const char *const *prefixes;
 	bool binary;		/* not for a terminal */
+	/* Writes from the stacks alone, never the samples in order: a run
+	 * whose every output is such keeps no timeline (see
+	 * profile.keep_samples). */
+	bool stacks_only;
 };
 
 /** The writer called name, or NULL. */

@@ -232,8 +232,13 @@ struct profile {
 	size_t nframe_slots;
 	struct profile_stack *stacks;
 	size_t nstacks, stacks_cap;
+	/* Every sample in order (the timeline), kept unless keep_samples
+	 * is false: a run whose outputs need only the stacks (collapsed,
+	 * svg) keeps none, so its memory does not grow with its length
+	 * (32 bytes a sample: 1.6 MB/s at 1000 Hz over 50 threads). */
 	struct profile_sample *samples;
 	size_t nsamples, samples_cap;
+	bool keep_samples;	/* true from profile_create() */
 	uint32_t *slots;	/* stack hash table: index + 1 */
 	size_t nslots;
 	struct profile_thread *threads;

@@ -164,6 +164,7 @@ const struct output_ops output_collapsed = {
 	.name = "collapsed",
 	.description = "folded stacks for flamegraph.pl and speedscope",
 	.write = collapsed_write,
+	.stacks_only = true,
 	.suffixes = (const char *const[]){ ".txt", ".collapsed", ".folded",
 					   NULL },
 };

@@ -616,5 +616,6 @@ const struct output_ops output_svg = {
 	.description = "flamegraph: one self-contained SVG file to open in "
 		       "a browser",
 	.write_opts = svg_output,
+	.stacks_only = true,
 	.suffixes = (const char *const[]){ ".svg", NULL },
 };
