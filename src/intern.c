@@ -135,6 +135,15 @@ intern_count(const struct intern *in)
 }
 
 void
+intern_clear(struct intern *in)
+{
+	for (size_t i = 0; i < in->n; i++)
+		free(in->v[i].s);
+	in->n = 0;
+	memset(in->slots, 0, in->nslots * sizeof(*in->slots));
+}
+
+void
 intern_destroy(struct intern *in)
 {
 	if (!in)

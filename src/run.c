@@ -488,6 +488,10 @@ summary(const struct run_ctx *c)
 		fprintf(stderr, "; %llu frames past the cap of %u distinct (kept as [frame limit]; --max-frames)",
 			(unsigned long long)st->frame_limit,
 			c->prof->max_frames);
+	if (st->string_sets)
+		fprintf(stderr, "; labels let go %llu times (a target that makes new code: the reader keeps %u at most)",
+			(unsigned long long)st->string_sets,
+			RUBY_READER_STRINGS_MAX);
 	if (st->woven || st->weave_errors)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,

@@ -9,6 +9,7 @@
 #include "config.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -335,6 +336,14 @@ tick(struct sampler *s)
 		sample_woven_tick(s);
 	else
 		sample_ruby_tick(s);
+	/* The target runs again. The 65536 strings the reader let go
+	 * left holes that glibc keeps resident (RSS grew 56 -> 90 MiB over
+	 * 3 minutes of evals.rb while the heap stayed at 58): give them
+	 * back, at most once a set. */
+	if (s->trim_pending) {
+		s->trim_pending = false;
+		malloc_trim(0);
+	}
 }
 
 void

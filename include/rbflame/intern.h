@@ -25,6 +25,9 @@ const char *intern_get(const struct intern *in, uint32_t id);
 size_t intern_len(const struct intern *in, uint32_t id);
 /** Number of strings. */
 uint32_t intern_count(const struct intern *in);
+/** Empties in (every id and string gone), keeping its tables' room: a
+ * pool filled and emptied over and over reuses the same memory. */
+void intern_clear(struct intern *in);
 void intern_destroy(struct intern *in);
 
 /** FNV-1a, the hash used by the tables here. */

@@ -205,6 +205,7 @@ struct profile_stats {
 	uint64_t round_ns_max;
 	uint64_t rounds;
 	uint64_t frame_limit;	/* frames folded into [frame limit] */
+	uint64_t string_sets;	/* times a Ruby reader let its labels go */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

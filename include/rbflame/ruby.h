@@ -251,9 +251,15 @@ const struct ruby_checks *ruby_reader_checks(const struct ruby_reader *r);
 const char *ruby_check_name(enum ruby_check c);
 
 /** Counters for the summary line. */
+/* Labels and paths a reader keeps before it lets them go and starts
+ * anew (about 70 bytes each: 4.5 MiB). */
+#define RUBY_READER_STRINGS_MAX (1u << 16)
+
 struct ruby_reader_stats {
 	uint64_t bad_frames;	/* frames that failed validation */
 	uint64_t bad_stacks;	/* stacks dropped */
+	uint64_t string_sets;	/* times the labels and paths kept were
+				 * let go (at RUBY_READER_STRINGS_MAX) */
 };
 const struct ruby_reader_stats *ruby_reader_stats(const struct ruby_reader *r);
 

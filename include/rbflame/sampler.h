@@ -73,6 +73,9 @@ struct sampler {
 	struct unwinder *unwinder;
 	struct ip_cache *names;	/* ip -> frame id */
 	struct text_slot *texts; /* Ruby frame -> frame id */
+	uint64_t string_sets;	/* the reader's, when texts was last valid */
+	bool trim_pending;	/* the reader let strings go: give the free
+				 * memory back after the tick (malloc_trim) */
 	struct sampler_options opt; /* children get their parent's */
 	bool count_ticks;	/* this sampler's ticks are the run's ticks */
 	char proc_root[256];	/* 'process PID "CMD"' */

@@ -316,6 +316,18 @@ sample_stacks_read(struct sampler *s)
 	}
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	s->nstacks = n > 0 ? n : 0;
+	/* The reader let its oldest labels go (a target that evals new
+	 * code forever): texts keyed by their pointers must not outlive
+	 * them. */
+	if (ruby_reader_stats(s->ruby)->string_sets != s->string_sets) {
+		uint64_t sets = ruby_reader_stats(s->ruby)->string_sets;
+
+		if (sets > s->string_sets)
+			s->prof->stats.string_sets += sets - s->string_sets;
+		s->string_sets = sets;
+		memset(s->texts, 0, TEXT_SLOTS * sizeof(*s->texts));
+		s->trim_pending = true;
+	}
 	return n;
 }
 
