@@ -73,6 +73,15 @@ void sample_woven_destroy(struct sampler_native *n);
 
 /* ---- record.c: frame ids, roots, states, samples ----------------------- */
 
+/** M:N threads' numbers (sample_ruby_tid()): freed with the sampler,
+ * forgotten with its process image (the numbers go on). NULL is fine. */
+void sample_mn_destroy(struct sample_mn *m);
+void sample_mn_forget(struct sample_mn *m);
+/** The id a Ruby thread's samples carry: its tid, or under M:N (but the
+ * main thread) minus its number, the same whatever native thread runs
+ * it. */
+pid_t sample_ruby_tid(struct sampler *s, const struct ruby_stack *st);
+
 /** ip -> frame id, so each address is named once (key: ip << 1 | leaf). */
 struct ip_cache *ip_cache_create(void);
 void ip_cache_destroy(struct ip_cache *c);
