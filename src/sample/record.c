@@ -395,6 +395,17 @@ sample_ruby_tid(struct sampler *s, const struct ruby_stack *st)
 	return k ? -(pid_t)k : st->tid;
 }
 
+/* Whether another Ruby thread of this read has st's tid: under M:N the
+ * native thread then runs that one, and its kernel state is not st's. */
+static bool
+tid_shared(const struct sampler *s, const struct ruby_stack *st)
+{
+	for (int i = 0; i < s->nstacks; i++)
+		if (&s->stacks[i] != st && s->stacks[i].tid == st->tid)
+			return true;
+	return false;
+}
+
 /* The thread's state as leaf pseudo-frames (stackprof's GC names) and
  * as data. False when cpu mode leaves the thread out (off the CPU). */
 bool
@@ -428,6 +439,12 @@ sample_stack_state(struct sampler *s, const struct ruby_stack *st,
 			    sample_own_thread(s, st->tid);
 			struct proc_syscall sc;
 
+			/* M:N: a Ruby thread parked by the scheduler has
+			 * no native thread (tid 0), or one that runs
+			 * another Ruby thread: blocked either way. */
+			if (s->vm.mn_threads && !st->main &&
+			    (!st->tid || tid_shared(s, st)))
+				th = NULL;
 			if (th && th->syscall_fd >= 0 &&
 			    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
 			    sc.kind == PSC_RUNNING)
