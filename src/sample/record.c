@@ -380,6 +380,20 @@ lookup_only:
 	return m->keys[id - m->ids] == th ? *id : 0;
 }
 
+/* Numbers the threads of the last read that have none, in the VM's
+ * order (their creation order), before any is recorded: a thread left
+ * out of one tick (--thread, an unreadable stack) does not shift the
+ * numbers of those after it. */
+void
+sample_mn_note(struct sampler *s)
+{
+	if (!s->vm.mn_threads)
+		return;
+	for (int i = 0; i < s->nstacks; i++)
+		if (!s->stacks[i].main && s->stacks[i].thread)
+			mn_number(s, s->stacks[i].thread);
+}
+
 /* The id a Ruby thread's samples carry: its tid, or under M:N (but the
  * main thread, which keeps its own native thread) minus its number, so
  * that one Ruby thread is one thread of the profile whichever native

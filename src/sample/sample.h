@@ -77,6 +77,9 @@ void sample_woven_destroy(struct sampler_native *n);
  * forgotten with its process image (the numbers go on). NULL is fine. */
 void sample_mn_destroy(struct sample_mn *m);
 void sample_mn_forget(struct sample_mn *m);
+/** Under M:N, numbers the threads of the last read (s->stacks) that
+ * have none yet, in the VM's order. */
+void sample_mn_note(struct sampler *s);
 /** The id a Ruby thread's samples carry: its tid, or under M:N (but the
  * main thread) minus its number, the same whatever native thread runs
  * it. */

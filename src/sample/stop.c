@@ -316,6 +316,7 @@ sample_stacks_read(struct sampler *s)
 	}
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	s->nstacks = n > 0 ? n : 0;
+	sample_mn_note(s);
 	return n;
 }
 
