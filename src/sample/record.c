@@ -212,13 +212,15 @@ sample_weight(struct sampler *s, struct target_thread *th)
 
 /* 'WHAT ID "NAME"' ('thread TID "NAME"', 'process PID "CMD"') with '"'
  * and '\' escaped by a backslash and ';' as \x3b. A negative id is an
- * M:N thread's number (sample_ruby_tid()): 'thread mnN "NAME"'. */
+ * M:N thread's number (sample_ruby_tid()): 'thread mnN "NAME"'
+ * (profile_thread_id()). */
 static void
 root_text(char *out, size_t cap, const char *what, pid_t id,
 	  const char *name)
 {
-	size_t o = id < 0 ? snprintf(out, cap, "%s mn%d \"", what, -(int)id)
-			  : snprintf(out, cap, "%s %d \"", what, (int)id);
+	char num[24];
+	size_t o = snprintf(out, cap, "%s %s \"", what,
+			    profile_thread_id(id, num, sizeof(num)));
 
 	for (const char *c = name; *c && o + 6 < cap; c++) {
 		if (*c == '"' || *c == '\\') {
