@@ -100,7 +100,8 @@ sample_priv(struct target_thread *th)
 }
 
 /* --thread: the name (Thread#name, "main", a comm) or the tid in
- * decimal matches. */
+ * decimal matches; an M:N Ruby thread's id (sample_ruby_tid()) is its
+ * "mnN", not the tid of the moment. */
 bool
 sample_thread_wanted(const struct sampler *s, pid_t tid, const char *name)
 {
@@ -111,7 +112,7 @@ sample_thread_wanted(const struct sampler *s, pid_t tid, const char *name)
 	if (name && name[0] &&
 	    regexec(s->opt.thread_re, name, 0, NULL, 0) == 0)
 		return true;
-	snprintf(num, sizeof(num), "%d", (int)tid);
+	profile_thread_id(tid, num, sizeof(num));
 	return regexec(s->opt.thread_re, num, 0, NULL, 0) == 0;
 }
 

@@ -87,7 +87,7 @@ sample_ruby_tick(struct sampler *s)
 	for (int i = 0; i < n; i++) {
 		const struct ruby_stack *st = &s->stacks[i];
 
-		if (!sample_thread_wanted(s, st->tid, st->name))
+		if (!sample_thread_wanted(s, sample_ruby_tid(s, st), st->name))
 			s->prof->stats.threads_left_out++;
 		else if (st->nframes < 0)
 			s->prof->stats.failed++;
