@@ -412,6 +412,12 @@ sample_ruby_tid(struct sampler *s, const struct ruby_stack *st)
 	return k ? -(pid_t)k : st->tid;
 }
 
+bool
+sample_mn_parked(const struct sampler *s, const struct ruby_stack *st)
+{
+	return s->vm.mn_threads && !st->main && !st->tid && !st->gone;
+}
+
 /* Whether another Ruby thread of this read has st's tid: under M:N the
  * native thread then runs that one, and its kernel state is not st's. */
 static bool
@@ -552,6 +558,24 @@ sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
 	if (root != PROFILE_NO_STR)
 		frames[d++] = root;
 	return d;
+}
+
+/* Records one Ruby stack (innermost first in st) as a sample, with the
+ * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
+ * mode, a thread off the CPU is not sampled. */
+void
+sample_record_ruby(struct sampler *s, const struct ruby_stack *st)
+{
+	uint32_t frames[RUBY_MAX_FRAMES + 5];
+	const char *state[2];
+	enum profile_state pstate;
+	size_t d = sample_ruby_roots(s, st, frames);
+
+	if (!sample_stack_state(s, st, state, &pstate))
+		return;
+	for (int i = st->nframes - 1; i >= 0; i--)
+		frames[d++] = sample_ruby_frame_id(s, &st->frames[i]);
+	sample_record_stack(s, st, state, pstate, frames, d);
 }
 
 /* Ends frames[0..d) with the state's leaf pseudo-frames and records it. */

@@ -122,6 +122,12 @@ uint32_t sample_ruby_frame_id(struct sampler *s, const struct ruby_frame *f);
 /** A Ruby stack's root frames into frames; how many. */
 size_t sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
 			 uint32_t *frames);
+/** Records a Ruby stack as a sample: its roots, frames and state (in cpu
+ * mode, not when off the CPU). */
+void sample_record_ruby(struct sampler *s, const struct ruby_stack *st);
+/** An M:N thread the scheduler parks: no native thread runs it, so it
+ * has no native stack. */
+bool sample_mn_parked(const struct sampler *s, const struct ruby_stack *st);
 /** Ends frames[0..d) with the state's leaf frames and records it. */
 void sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 			 const char *const state[2],

@@ -340,8 +340,13 @@ sample_woven_tick(struct sampler *s)
 		if (s->stacks[i].nframes > 0 &&
 		    sample_stray_stack(s, &s->stacks[i]))
 			continue;
-		if (s->stacks[i].nframes < 0 ||
-		    (s->stacks[i].nframes > 0 && nat->nips[i] <= 0))
+		/* Parked by the M:N scheduler: no native stack to weave;
+		 * its Ruby stack is all there is. */
+		if (s->stacks[i].nframes > 0 &&
+		    sample_mn_parked(s, &s->stacks[i]))
+			sample_record_ruby(s, &s->stacks[i]);
+		else if (s->stacks[i].nframes < 0 ||
+			 (s->stacks[i].nframes > 0 && nat->nips[i] <= 0))
 			s->prof->stats.failed++;
 		else if (s->stacks[i].nframes > 0)
 			record_woven(s, nat, &s->stacks[i],
