@@ -212,17 +212,41 @@ print_locals(const struct ruby_locals *lo)
 		printf("    (%d more locals)\n", lo->total - lo->n);
 }
 
+/*
+ * Under M:N (ruby_vm.mn_threads) the number of each thread but the main
+ * one, in the VM's order as a profile numbers them (sample_ruby_tid());
+ * 0 for a thread that keeps its tid.
+ */
 static void
-print_stacks(const struct ruby_stack *stacks, int n)
+mn_numbers(const struct ruby_stack *stacks, int n, bool mn, int *num)
 {
+	int k = 0;
+
+	for (int i = 0; i < n; i++)
+		num[i] = mn && !stacks[i].main ? ++k : 0;
+}
+
+static void
+print_stacks(const struct ruby_stack *stacks, int n, bool mn)
+{
+	int *num = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*num));
+
+	mn_numbers(stacks, n, mn, num);
 	for (int i = 0; i < n; i++) {
 		const struct ruby_stack *st = &stacks[i];
 
 		if (i > 0)
 			putchar('\n');
-		printf("thread %d \"", (int)st->tid);
+		if (num[i])
+			printf("thread mn%d \"", num[i]);
+		else
+			printf("thread %d \"", (int)st->tid);
 		put_clean(st->name);
-		printf("\"%s\n", st->gvl ? " gvl" : "");
+		putchar('"');
+		/* An M:N thread's native thread of the moment, if any. */
+		if (num[i] && st->tid > 0)
+			printf(" on %d", (int)st->tid);
+		printf("%s\n", st->gvl ? " gvl" : "");
 		if (st->nframes < 0) {
 			puts("  (unreadable)");
 			continue;
@@ -244,6 +268,7 @@ print_stacks(const struct ruby_stack *stacks, int n)
 				print_locals(fr->locals);
 		}
 	}
+	free(num);
 }
 
 static void
@@ -274,9 +299,12 @@ json_locals(struct json *j, const struct ruby_locals *lo)
 /* The dump as one JSON document: doc/dump-json.md. */
 static void
 print_json(pid_t pid, const char *version, const struct ruby_stack *stacks,
-	   int n, bool locals)
+	   int n, bool locals, bool mn)
 {
+	int *num = xcalloc(n > 0 ? (size_t)n : 1, sizeof(*num));
 	struct json j;
+
+	mn_numbers(stacks, n, mn, num);
 
 	json_init(&j, stdout);
 	json_object_begin(&j);
@@ -298,6 +326,10 @@ print_json(pid_t pid, const char *version, const struct ruby_stack *stacks,
 		json_object_begin(&j);
 		json_key(&j, "tid");
 		json_int(&j, st->tid);
+		if (num[i]) {
+			json_key(&j, "mn");
+			json_int(&j, num[i]);
+		}
 		json_key(&j, "name");
 		json_string(&j, st->name);
 		json_key(&j, "gvl");
@@ -334,16 +366,18 @@ print_json(pid_t pid, const char *version, const struct ruby_stack *stacks,
 	json_array_end(&j);
 	json_object_end(&j);
 	putchar('\n');
+	free(num);
 }
 
 static void
-print_dump(pid_t pid, const char *version, const struct ruby_stack *stacks,
-	   int n, const struct dump_what *w)
+print_dump(pid_t pid, const struct ruby_vm *vm,
+	   const struct ruby_stack *stacks, int n, const struct dump_what *w)
 {
 	if (w->json)
-		print_json(pid, version, stacks, n, w->locals);
+		print_json(pid, vm->version, stacks, n, w->locals,
+			   vm->mn_threads);
 	else
-		print_stacks(stacks, n);
+		print_stacks(stacks, n, vm->mn_threads);
 }
 
 /* The text of /proc/PID/maps, NULL when unreadable. */
@@ -592,7 +626,7 @@ dump_live(pid_t pid, const char *snapshot, bool layout,
 			print_layouts(&c.vm, pid,
 				      ruby_reader_checks(c.reader));
 		else
-			print_dump(pid, c.vm.version, c.stacks, c.nstacks, w);
+			print_dump(pid, &c.vm, c.stacks, c.nstacks, w);
 		if (fflush(stdout) != 0) {
 			perror_msg("cannot write to standard output");
 			code = 1;
@@ -661,7 +695,7 @@ dump_offline(const char *path, const struct dump_what *w)
 			   path);
 		goto out;
 	}
-	print_dump(meta.pid, vm.version, stacks, n, w);
+	print_dump(meta.pid, &vm, stacks, n, w);
 	if (fflush(stdout) != 0) {
 		perror_msg("cannot write to standard output");
 		goto out;

@@ -16,6 +16,7 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -331,6 +332,53 @@ proc_cmdline(pid_t pid, char *buf, size_t cap)
 			buf[i] = ' ';
 	buf[n] = '\0';
 	return 0;
+}
+
+/* The environment is read in pieces of this size, at most ENVIRON_MAX
+ * bytes of it: a variable past that is not found. */
+#define ENVIRON_CHUNK 4096
+#define ENVIRON_MAX (1 << 20)
+
+int
+proc_environ_get(pid_t pid, const char *name, char *buf, size_t cap)
+{
+	char path[64], chunk[ENVIRON_CHUNK], entry[ENVIRON_CHUNK];
+	size_t nl = strlen(name), el = 0, total = 0;
+	bool skip = false;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%d/environ", proc_dir, (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	while (total < ENVIRON_MAX &&
+	       (n = read(fd, chunk, sizeof(chunk))) > 0) {
+		total += (size_t)n;
+		for (ssize_t i = 0; i < n; i++) {
+			if (chunk[i] != '\0') {
+				/* An entry longer than entry[] is not ours
+				 * if its start does not match. */
+				if (el < sizeof(entry) - 1)
+					entry[el++] = chunk[i];
+				else
+					skip = true;
+				continue;
+			}
+			entry[el] = '\0';
+			if (!skip && el > nl && entry[nl] == '=' &&
+			    !strncmp(entry, name, nl)) {
+				close(fd);
+				snprintf(buf, cap, "%s", entry + nl + 1);
+				return 0;
+			}
+			el = 0;
+			skip = false;
+		}
+	}
+	close(fd);
+	errno = ENOENT;
+	return -1;
 }
 
 /* Finds "Key:\t..." in /proc/PID/status and parses its first number in

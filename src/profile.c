@@ -423,6 +423,16 @@ profile_thread_find(const struct profile *p, pid_t pid, pid_t tid)
 				  : NULL;
 }
 
+char *
+profile_thread_id(pid_t tid, char *buf, size_t cap)
+{
+	if (tid < 0)
+		snprintf(buf, cap, "mn%d", -(int)tid);
+	else
+		snprintf(buf, cap, "%d", (int)tid);
+	return buf;
+}
+
 void
 profile_thread_name(struct profile *p, pid_t pid, pid_t tid,
 		    const char *name)

@@ -74,6 +74,8 @@ teardown_process(struct sampler *s)
 {
 	ruby_reader_destroy(s->ruby);
 	s->ruby = NULL;
+	/* Its threads are gone; their numbers are not given again. */
+	sample_mn_forget(s->mn);
 	/* --native: names and the VM's file belong to the old image. */
 	sample_woven_destroy(s->nat);
 	s->nat = NULL;
@@ -167,6 +169,8 @@ sampler_fini(struct sampler *s)
 	s->texts = NULL;
 	free(s->stacks);
 	s->stacks = NULL;
+	sample_mn_destroy(s->mn);
+	s->mn = NULL;
 }
 
 /* True while the dynamic loader is mapped but libc is not: the

@@ -373,8 +373,10 @@ make_view(struct top *t, const struct profile *p, uint64_t elapsed_ns,
 		const struct profile_thread *pt =
 			profile_thread_find(p, th->pid, th->tid);
 		struct top_thread_row *r = &v->threads[v->nthreads++];
+		char id[24];
 
-		snprintf(buf, sizeof(buf), "%d \"%s\"", (int)th->tid,
+		snprintf(buf, sizeof(buf), "%s \"%s\"",
+			 profile_thread_id(th->tid, id, sizeof(id)),
 			 pt ? profile_str_get(p, pt->name) : "");
 		r->name = escaped(buf);
 		memcpy(r->n, th->n, sizeof(r->n));

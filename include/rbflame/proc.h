@@ -70,6 +70,10 @@ int proc_tgid(pid_t pid, pid_t *tgid);
 int proc_thread_comm(pid_t pid, pid_t tid, char *buf, size_t cap);
 /** Command line of pid, args joined by spaces, truncated to cap. */
 int proc_cmdline(pid_t pid, char *buf, size_t cap);
+/** The value of environment variable name in pid's initial environment
+ * (/proc/PID/environ: what it was started with) into buf, truncated to
+ * cap; -1 with errno ENOENT when it has none, else open's errno. */
+int proc_environ_get(pid_t pid, const char *name, char *buf, size_t cap);
 /** Real uid owning pid, and the state letter from /proc/PID/stat. */
 int proc_status_uid(pid_t pid, uid_t *uid);
 int proc_thread_state(pid_t pid, pid_t tid, char *state);

@@ -303,6 +303,11 @@ int profile_state_leaves(enum profile_state s,
 char *profile_state_summary(const uint64_t per_state[PROFILE_STATES],
 			    char *buf, size_t cap);
 
+/** A thread id as text into buf: the tid in decimal, or "mnN" for -N,
+ * the number of an M:N Ruby thread (which has no tid of its own).
+ * Returns buf. */
+char *profile_thread_id(pid_t tid, char *buf, size_t cap);
+
 /** Records (or renames) a thread. */
 void profile_thread_name(struct profile *p, pid_t pid, pid_t tid,
 			 const char *name);

@@ -48,6 +48,12 @@ struct ruby_vm {
 	 * unknown. Every version keeps the pthread_t of its threads: the
 	 * reader takes tids from there, where the kernel writes them. */
 	uint32_t pthread_tid_off;
+	/* M:N threads (3.3+, RUBY_MN_THREADS=1 in the environment the
+	 * process started with): every thread but the main one runs on
+	 * whichever shared native thread the scheduler gives it, and on
+	 * none while it waits, so its tid is no identity. Live processes
+	 * only: false offline. */
+	bool mn_threads;
 };
 
 /**
@@ -170,6 +176,7 @@ struct ruby_stack {
 	bool gone;		/* the process has no such thread (tid 0): it
 				 * exited, or was left behind by a fork */
 	char name[64];		/* Thread#name, "main" for the main thread */
+	bool main;		/* the VM's main thread */
 	bool gvl;		/* this thread holds the GVL */
 	int status;		/* the VM's thread status value */
 	enum ruby_state state;

@@ -28,6 +28,7 @@ struct ip_cache;
 struct ruby_reader;
 struct ruby_stack;
 struct sampler_native;
+struct sample_mn;
 
 #define TEXT_SLOTS 8192
 
@@ -95,6 +96,7 @@ struct sampler {
 	struct ruby_stack *stacks;
 	int stacks_cap;
 	int nstacks;		/* how many the last read filled */
+	struct sample_mn *mn;	/* M:N threads' numbers, NULL until one */
 	struct sampler_native *nat; /* --native: its state, NULL until first
 				 * used */
 	struct target_thread *prestop; /* the GVL holder interrupted by

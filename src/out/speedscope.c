@@ -42,12 +42,14 @@ thread_name(const struct profile *p, const struct thr *t, bool many_pids,
 	const struct profile_thread *pt = profile_thread_find(p, t->pid,
 							      t->tid);
 	const char *name = pt ? profile_str_get(p, pt->name) : "";
+	char id[24];
 	int n = 0;
 
 	if (many_pids)
 		n = snprintf(buf, cap, "process %d ", (int)t->pid);
-	snprintf(buf + n, cap - n, *name ? "thread %d \"%s\"" : "thread %d",
-		 (int)t->tid, name);
+	profile_thread_id(t->tid, id, sizeof(id));
+	snprintf(buf + n, cap - n, *name ? "thread %s \"%s\"" : "thread %s",
+		 id, name);
 }
 
 static int

@@ -1750,6 +1750,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		r->bad = false;
 		memset(st, 0, offsetof(struct ruby_stack, frames));
 		st->thread = th;
+		st->main = th == tl.main_thread;
 		ec = rd64(r, th + L->thread_ec);
 		st->tid = thread_tid(r, th);
 		st->gone = st->tid < 0;

@@ -530,6 +530,24 @@ pthread_tid_offset(const struct files *fs, const struct maps *mp,
 }
 
 /*
+ * Whether the process runs Ruby threads M:N (3.3+, RUBY_MN_THREADS=1):
+ * Ruby reads the variable once at start, from the environment it was
+ * started with, as /proc/PID/environ shows it. Then the threads but the
+ * main one take turns on a few shared native threads: a thread's tid is
+ * the one it runs on at the moment, none while the scheduler parks it.
+ */
+static bool
+mn_threads(pid_t pid, const struct ruby_layout *L)
+{
+	char v[16];
+
+	if (!pid || L->tid != RUBY_LAYOUT_TID_NATIVE_THREAD ||
+	    proc_environ_get(pid, "RUBY_MN_THREADS", v, sizeof(v)) < 0)
+		return false;
+	return atoi(v) > 0;
+}
+
+/*
  * Whether off is where glibc keeps the tid: the main thread's struct
  * pthread (its pthread_t) must hold the id of one of the process's
  * threads, as the process sees its ids. A libc other than glibc, or a
@@ -625,6 +643,7 @@ have_bias:
 		err = ENOTSUP;
 		goto out;
 	}
+	vm->mn_threads = mn_threads(pid, vm->layout);
 	nrg = data_regions(&mp, path, rg, 8);
 
 	if (syms[SYM_VM_PTR] && !getenv("RBFLAME_NO_VM_EXPORT")) {

@@ -100,7 +100,8 @@ sample_priv(struct target_thread *th)
 }
 
 /* --thread: the name (Thread#name, "main", a comm) or the tid in
- * decimal matches. */
+ * decimal matches; an M:N Ruby thread's id (sample_ruby_tid()) is its
+ * "mnN", not the tid of the moment. */
 bool
 sample_thread_wanted(const struct sampler *s, pid_t tid, const char *name)
 {
@@ -111,7 +112,7 @@ sample_thread_wanted(const struct sampler *s, pid_t tid, const char *name)
 	if (name && name[0] &&
 	    regexec(s->opt.thread_re, name, 0, NULL, 0) == 0)
 		return true;
-	snprintf(num, sizeof(num), "%d", (int)tid);
+	profile_thread_id(tid, num, sizeof(num));
 	return regexec(s->opt.thread_re, num, 0, NULL, 0) == 0;
 }
 
@@ -211,12 +212,16 @@ sample_weight(struct sampler *s, struct target_thread *th)
 }
 
 /* 'WHAT ID "NAME"' ('thread TID "NAME"', 'process PID "CMD"') with '"'
- * and '\' escaped by a backslash and ';' as \x3b. */
+ * and '\' escaped by a backslash and ';' as \x3b. A negative id is an
+ * M:N thread's number (sample_ruby_tid()): 'thread mnN "NAME"'
+ * (profile_thread_id()). */
 static void
 root_text(char *out, size_t cap, const char *what, pid_t id,
 	  const char *name)
 {
-	size_t o = snprintf(out, cap, "%s %d \"", what, (int)id);
+	char num[24];
+	size_t o = snprintf(out, cap, "%s %s \"", what,
+			    profile_thread_id(id, num, sizeof(num)));
 
 	for (const char *c = name; *c && o + 6 < cap; c++) {
 		if (*c == '"' || *c == '\\') {
@@ -285,6 +290,145 @@ sample_thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
 	tp->root_tick = s->tick;
 }
 
+/*
+ * M:N threads (ruby_vm.mn_threads): each Ruby thread but the main one
+ * gets a number, kept for the run by its rb_thread_t, in the order
+ * first seen (the VM lists threads in their creation order). Bounded:
+ * past MN_MAX_THREADS threads seen, a new one is known by its tid.
+ */
+#define MN_MAX_THREADS (1u << 16)
+
+struct sample_mn {
+	uint64_t *keys;		/* rb_thread_t *, 0 for a free slot */
+	uint32_t *ids;
+	size_t n, cap;		/* cap is a power of two */
+	uint32_t next;		/* the last number given */
+};
+
+void
+sample_mn_destroy(struct sample_mn *m)
+{
+	if (!m)
+		return;
+	free(m->keys);
+	free(m->ids);
+	free(m);
+}
+
+void
+sample_mn_forget(struct sample_mn *m)
+{
+	if (!m)
+		return;
+	memset(m->keys, 0, m->cap * sizeof(*m->keys));
+	m->n = 0;
+}
+
+static uint32_t *
+mn_slot(struct sample_mn *m, uint64_t key)
+{
+	size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (m->cap - 1);
+
+	while (m->keys[i] && m->keys[i] != key)
+		i = (i + 1) & (m->cap - 1);
+	return &m->ids[i];
+}
+
+static void
+mn_grow(struct sample_mn *m)
+{
+	struct sample_mn big = { .cap = m->cap ? m->cap * 2 : 64 };
+
+	big.keys = xcalloc(big.cap, sizeof(*big.keys));
+	big.ids = xcalloc(big.cap, sizeof(*big.ids));
+	for (size_t j = 0; j < m->cap; j++) {
+		if (m->keys[j]) {
+			uint32_t *id = mn_slot(&big, m->keys[j]);
+
+			big.keys[id - big.ids] = m->keys[j];
+			*id = m->ids[j];
+		}
+	}
+	free(m->keys);
+	free(m->ids);
+	m->keys = big.keys;
+	m->ids = big.ids;
+	m->cap = big.cap;
+}
+
+/* The number of Ruby thread th, given when first asked; 0 when the
+ * table is full. */
+static uint32_t
+mn_number(struct sampler *s, uint64_t th)
+{
+	struct sample_mn *m = s->mn;
+	uint32_t *id;
+
+	if (!m)
+		m = s->mn = xcalloc(1, sizeof(*m));
+	if ((m->n + 1) * 2 > m->cap) {
+		if (m->n >= MN_MAX_THREADS)
+			goto lookup_only;
+		mn_grow(m);
+	}
+	id = mn_slot(m, th);
+	if (!m->keys[id - m->ids]) {
+		m->keys[id - m->ids] = th;
+		*id = ++m->next;
+		m->n++;
+	}
+	return *id;
+lookup_only:
+	id = mn_slot(m, th);
+	return m->keys[id - m->ids] == th ? *id : 0;
+}
+
+/* Numbers the threads of the last read that have none, in the VM's
+ * order (their creation order), before any is recorded: a thread left
+ * out of one tick (--thread, an unreadable stack) does not shift the
+ * numbers of those after it. */
+void
+sample_mn_note(struct sampler *s)
+{
+	if (!s->vm.mn_threads)
+		return;
+	for (int i = 0; i < s->nstacks; i++)
+		if (!s->stacks[i].main && s->stacks[i].thread)
+			mn_number(s, s->stacks[i].thread);
+}
+
+/* The id a Ruby thread's samples carry: its tid, or under M:N (but the
+ * main thread, which keeps its own native thread) minus its number, so
+ * that one Ruby thread is one thread of the profile whichever native
+ * thread ran it, or none. */
+pid_t
+sample_ruby_tid(struct sampler *s, const struct ruby_stack *st)
+{
+	uint32_t k;
+
+	if (!s->vm.mn_threads || st->main || !st->thread)
+		return st->tid;
+	k = mn_number(s, st->thread);
+	return k ? -(pid_t)k : st->tid;
+}
+
+bool
+sample_mn_parked(const struct sampler *s, const struct ruby_stack *st)
+{
+	return s->vm.mn_threads && !st->main && !st->tid && !st->gone;
+}
+
+/* Whether another Ruby thread of this read has st's tid: under M:N the
+ * native thread then runs that one, and its kernel state is not st's. */
+static bool
+tid_shared(const struct sampler *s, const struct ruby_stack *st)
+{
+	for (int i = 0; i < s->nstacks; i++)
+		if (&s->stacks[i] != st && s->stacks[i].tid == st->tid)
+			return true;
+	return false;
+}
+
 /* The thread's state as leaf pseudo-frames (stackprof's GC names) and
  * as data. False when cpu mode leaves the thread out (off the CPU). */
 bool
@@ -318,6 +462,12 @@ sample_stack_state(struct sampler *s, const struct ruby_stack *st,
 			    sample_own_thread(s, st->tid);
 			struct proc_syscall sc;
 
+			/* M:N: a Ruby thread parked by the scheduler has
+			 * no native thread (tid 0), or one that runs
+			 * another Ruby thread: blocked either way. */
+			if (s->vm.mn_threads && !st->main &&
+			    (!st->tid || tid_shared(s, st)))
+				th = NULL;
 			if (th && th->syscall_fd >= 0 &&
 			    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
 			    sc.kind == PSC_RUNNING)
@@ -347,16 +497,18 @@ ruby_thread_root(struct sampler *s, const struct ruby_stack *st)
 {
 	char root[160], comm[64];
 	const char *name = st->name;
+	pid_t id = sample_ruby_tid(s, st);
 
 	if (!s->opt.threads) {
-		profile_thread_name(s->prof, s->pid, st->tid, st->name);
+		profile_thread_name(s->prof, s->pid, id, st->name);
 		return PROFILE_NO_STR;
 	}
-	if (!name[0] && proc_thread_comm(s->pid, st->tid, comm,
-					 sizeof(comm)) == 0)
+	/* An M:N thread's native thread is not its own: nor is its comm. */
+	if (!name[0] && id > 0 &&
+	    proc_thread_comm(s->pid, st->tid, comm, sizeof(comm)) == 0)
 		name = comm;
-	root_text(root, sizeof(root), "thread", st->tid, name);
-	return thread_frame(s, st->tid, name, root);
+	root_text(root, sizeof(root), "thread", id, name);
+	return thread_frame(s, id, name, root);
 }
 
 /* The frame id of one Ruby frame. */
@@ -408,6 +560,24 @@ sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
 	return d;
 }
 
+/* Records one Ruby stack (innermost first in st) as a sample, with the
+ * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
+ * mode, a thread off the CPU is not sampled. */
+void
+sample_record_ruby(struct sampler *s, const struct ruby_stack *st)
+{
+	uint32_t frames[RUBY_MAX_FRAMES + 5];
+	const char *state[2];
+	enum profile_state pstate;
+	size_t d = sample_ruby_roots(s, st, frames);
+
+	if (!sample_stack_state(s, st, state, &pstate))
+		return;
+	for (int i = st->nframes - 1; i >= 0; i--)
+		frames[d++] = sample_ruby_frame_id(s, &st->frames[i]);
+	sample_record_stack(s, st, state, pstate, frames, d);
+}
+
 /* Ends frames[0..d) with the state's leaf pseudo-frames and records it. */
 void
 sample_record_stack(struct sampler *s, const struct ruby_stack *st,
@@ -420,7 +590,7 @@ sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 				.kind = PROFILE_FRAME_STATE, .name = state[i],
 			});
 	profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid,
-			     st->tid, pstate,
+			     sample_ruby_tid(s, st), pstate,
 			     sample_weight(s, sample_own_thread(s, st->tid)),
 			     frames, d);
 }

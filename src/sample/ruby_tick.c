@@ -15,24 +15,6 @@
 #include "rbflame/schedule.h"
 #include "sample.h"
 
-/* Records one Ruby stack (innermost first in st) as a sample, with the
- * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
- * mode, a thread off the CPU is not sampled. */
-static void
-record_ruby(struct sampler *s, const struct ruby_stack *st)
-{
-	uint32_t frames[RUBY_MAX_FRAMES + 5];
-	const char *state[2];
-	enum profile_state pstate;
-	size_t d = sample_ruby_roots(s, st, frames);
-
-	if (!sample_stack_state(s, st, state, &pstate))
-		return;
-	for (int i = st->nframes - 1; i >= 0; i--)
-		frames[d++] = sample_ruby_frame_id(s, &st->frames[i]);
-	sample_record_stack(s, st, state, pstate, frames, d);
-}
-
 /* Stops the thread holding the GVL (or, the GVL in transit, those that
  * may take it), reads all stacks, resumes. When no thread we hold owns the GVL (none held it, or
  * the one we stopped had just released it), another may take it while we
@@ -87,12 +69,12 @@ sample_ruby_tick(struct sampler *s)
 	for (int i = 0; i < n; i++) {
 		const struct ruby_stack *st = &s->stacks[i];
 
-		if (!sample_thread_wanted(s, st->tid, st->name))
+		if (!sample_thread_wanted(s, sample_ruby_tid(s, st), st->name))
 			s->prof->stats.threads_left_out++;
 		else if (st->nframes < 0)
 			s->prof->stats.failed++;
 		else if (st->nframes > 0 && !sample_stray_stack(s, st))
-			record_ruby(s, st);
+			sample_record_ruby(s, st);
 	}
 	sample_stacks_grow(s, n);
 }

@@ -73,6 +73,18 @@ void sample_woven_destroy(struct sampler_native *n);
 
 /* ---- record.c: frame ids, roots, states, samples ----------------------- */
 
+/** M:N threads' numbers (sample_ruby_tid()): freed with the sampler,
+ * forgotten with its process image (the numbers go on). NULL is fine. */
+void sample_mn_destroy(struct sample_mn *m);
+void sample_mn_forget(struct sample_mn *m);
+/** Under M:N, numbers the threads of the last read (s->stacks) that
+ * have none yet, in the VM's order. */
+void sample_mn_note(struct sampler *s);
+/** The id a Ruby thread's samples carry: its tid, or under M:N (but the
+ * main thread) minus its number, the same whatever native thread runs
+ * it. */
+pid_t sample_ruby_tid(struct sampler *s, const struct ruby_stack *st);
+
 /** ip -> frame id, so each address is named once (key: ip << 1 | leaf). */
 struct ip_cache *ip_cache_create(void);
 void ip_cache_destroy(struct ip_cache *c);
@@ -110,6 +122,12 @@ uint32_t sample_ruby_frame_id(struct sampler *s, const struct ruby_frame *f);
 /** A Ruby stack's root frames into frames; how many. */
 size_t sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
 			 uint32_t *frames);
+/** Records a Ruby stack as a sample: its roots, frames and state (in cpu
+ * mode, not when off the CPU). */
+void sample_record_ruby(struct sampler *s, const struct ruby_stack *st);
+/** An M:N thread the scheduler parks: no native thread runs it, so it
+ * has no native stack. */
+bool sample_mn_parked(const struct sampler *s, const struct ruby_stack *st);
 /** Ends frames[0..d) with the state's leaf frames and records it. */
 void sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 			 const char *const state[2],

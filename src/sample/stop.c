@@ -193,7 +193,7 @@ stop_waiters(struct sampler *s, struct gvl_hold *h)
 			continue;
 		/* --thread: one left out is not stopped; if it takes the
 		 * GVL, the second read sees it moved. */
-		if (!sample_thread_wanted(s, st->tid, st->name))
+		if (!sample_thread_wanted(s, sample_ruby_tid(s, st), st->name))
 			continue;
 		th = sample_own_thread(s, st->tid);
 		if (!th || th->state != TS_RUNNING || in_nonrestartable(th) ||
@@ -328,6 +328,7 @@ sample_stacks_read(struct sampler *s)
 		memset(s->texts, 0, TEXT_SLOTS * sizeof(*s->texts));
 		s->trim_pending = true;
 	}
+	sample_mn_note(s);
 	return n;
 }
 

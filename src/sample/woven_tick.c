@@ -290,7 +290,7 @@ sample_woven_tick(struct sampler *s)
 		if (st->nframes <= 0 || !st->tid || sample_stray_stack(s, st))
 			continue;
 		/* --thread: one left out is never stopped for its stack. */
-		if (!sample_thread_wanted(s, st->tid, st->name))
+		if (!sample_thread_wanted(s, sample_ruby_tid(s, st), st->name))
 			continue;
 		if (held && st->tid == held->tid) {
 			int k = unwind_stack(s->unwinder, st->tid,
@@ -331,7 +331,8 @@ sample_woven_tick(struct sampler *s)
 		return;
 	}
 	for (int i = 0; i < n; i++) {
-		if (!sample_thread_wanted(s, s->stacks[i].tid,
+		if (!sample_thread_wanted(s,
+					  sample_ruby_tid(s, &s->stacks[i]),
 					  s->stacks[i].name)) {
 			s->prof->stats.threads_left_out++;
 			continue;
@@ -339,8 +340,13 @@ sample_woven_tick(struct sampler *s)
 		if (s->stacks[i].nframes > 0 &&
 		    sample_stray_stack(s, &s->stacks[i]))
 			continue;
-		if (s->stacks[i].nframes < 0 ||
-		    (s->stacks[i].nframes > 0 && nat->nips[i] <= 0))
+		/* Parked by the M:N scheduler: no native stack to weave;
+		 * its Ruby stack is all there is. */
+		if (s->stacks[i].nframes > 0 &&
+		    sample_mn_parked(s, &s->stacks[i]))
+			sample_record_ruby(s, &s->stacks[i]);
+		else if (s->stacks[i].nframes < 0 ||
+			 (s->stacks[i].nframes > 0 && nat->nips[i] <= 0))
 			s->prof->stats.failed++;
 		else if (s->stacks[i].nframes > 0)
 			record_woven(s, nat, &s->stacks[i],

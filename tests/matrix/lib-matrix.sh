@@ -470,7 +470,8 @@ qm() {
 # ---- rbflame dump ---------------------------------------------------------------
 
 # check_dump FILE: FILE is 'rbflame dump' output: blocks separated by one
-# blank line, each 'thread TID "NAME"' (plus ' gvl') then frames
+# blank line, each 'thread TID "NAME"' (M:N: 'thread mnN "NAME"', plus
+# ' on TID' while a native thread runs it; plus ' gvl') then frames
 # '  LABEL (PATH:LINE)'; at most one thread holds the GVL.
 check_dump() {
 	perl -e '
@@ -483,7 +484,7 @@ check_dump() {
 		for my $i (0 .. $#l) {
 			my $x = $l[$i];
 			my $at = "line " . ($i + 1) . ": [$x]";
-			if ($x =~ /^thread \d+ "(?:[^"\\]|\\.)*"( gvl)?$/) {
+			if ($x =~ /^thread (?:\d+|mn\d+) "(?:[^"\\]|\\.)*"(?: on \d+)?( gvl)?$/) {
 				die "$at: header not after a blank line\n"
 				    if $state ne "blank";
 				$gvl++ if $1;

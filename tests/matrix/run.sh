@@ -110,6 +110,30 @@
 #                   C function at its caller's line up to 3.1, a method of
 #                   <internal:thread_sync> from 3.2.
 #
+#   matrix-mn       (3.3 and 3.4) M:N threads: 'states.rb threads', then
+#                   matrix.rb, run with RUBY_MN_THREADS=1 (matrix.rb's
+#                   RUBY_DESCRIPTION says +MN), each profiled 'rbflame
+#                   --threads -p PID -s 3 -r 200': each Ruby thread one
+#                   root over the whole profile, 'thread mnN "NAME"' with
+#                   N distinct (the main thread 'thread PID "main"'), no
+#                   'thread 0', every thread >= 95% of the main thread's
+#                   samples (none lost to another root); the sleepers
+#                   (parked by the scheduler) >= 95% (blocked) and never
+#                   running; the spinners never blocked, each running
+#                   5-95% of its samples and waiting the rest, the
+#                   running shares adding up to 90-110% (one holds the
+#                   GVL at any tick). Before this check's fix each
+#                   spinner was two roots (its shared native thread's
+#                   tid, and 'thread 0'). Then 'rbflame dump -p PID'
+#                   numbers each thread as the profile did, and
+#                   --native on states.rb (2 s at 200 Hz) samples the
+#                   parked sleepers, which have no native stack, as
+#                   often as the main thread, (blocked), with under 1%
+#                   of the reads failed. Seen: the
+#                   sleepers 100% (blocked), states.rb's spinners
+#                   running 47-53%, matrix.rb's three 31-38% (four runs
+#                   on 3.3 and 3.4).
+#
 #   native-ext      --native on the test extension (tests/native/ext),
 #                   built for that Ruby with its headers (the chroot's
 #                   rubyX.Y-dev .deb, fetched once and cached): >= 90% of
@@ -787,6 +811,199 @@ check_matrix_blocked() {
 	stop_states
 }
 
+# ---- M:N threads: RUBY_MN_THREADS=1 on 3.3 and 3.4 ----------------------------
+
+# mn_threads FOLDED NAME...: per thread NAME of a --threads profile, one
+# line 'NAME ROOTS TOTAL RUN WAIT BLOCKED NOGVL' (tab-separated): ROOTS its distinct root
+# frames ('|'-joined), then its samples by state (RUN: no state leaf).
+# Fails on a root of no thread named, and on a 'thread 0' root.
+mn_threads() {
+	perl -e '
+		my ($f, @names) = @ARGV;
+		my %want = map { $_ => 1 } @names;
+		my (%roots, %n);
+		open(my $fh, "<", $f) or die "open $f: $!\n";
+		while (<$fh>) {
+			chomp;
+			/^(.*) (\d+)$/ or die "bad line: $_\n";
+			my ($s, $c) = ($1, $2);
+			my ($root) = split /;/, $s;
+			$root =~ /^thread (\S+) "((?:[^"\\]|\\.)*)"$/
+			    or die "root not a thread: $root\n";
+			my ($id, $name) = ($1, $2);
+			die "root thread 0: $root\n" if $id eq "0";
+			die "a thread not in the fixture: $root\n"
+			    unless $want{$name};
+			$roots{$name}{$root} = 1;
+			my $st = $s =~ /;\(waiting for GVL\)$/ ? 1
+			    : $s =~ /;\(blocked\)$/ ? 2
+			    : $s =~ /;\(running without GVL\)$/ ? 3
+			    : $s =~ /;\((garbage collection|marking|sweeping)\)$/ ? 0
+			    : 0;
+			$n{$name}[0] += $c;
+			$n{$name}[1 + $st] += $c;
+		}
+		for my $name (@names) {
+			my @r = sort keys %{ $roots{$name} || {} };
+			my @c = map { $_ || 0 } @{ $n{$name} || [] }[0 .. 4];
+			print join("\t", $name, join("|", @r) || "-", @c), "\n";
+		}
+	' "$@" >"$CT/mn.threads" 2>"$CT/mn.msg" || {
+		cat "$CT/mn.msg" >&2
+		fail "${1##*/}: $(cat "$CT/mn.msg")"
+	}
+}
+
+# mn_judge FOLDED MAIN_ROOT SLEEPERS SPINNERS: each thread of the fixture
+# one root over the whole profile ('thread mnN "NAME"', N distinct; the
+# main thread MAIN_ROOT), every thread sampled at >= 95% of the main
+# thread's samples (none lost to a second root), the sleepers (blocked)
+# in >= 95% of their samples and never running, the spinners never
+# blocked, each running 5-95% of its samples (the GVL's holder) and the
+# spinners' running shares adding up to 90-110% (one holds it at any
+# tick; the main thread sleeps). Sets MN_LINE.
+mn_judge() {
+	local f=$1 main=$2 sleepers=$3 spinners=$4 name roots tot run wait blk nogvl
+	local mtot= ids=' ' sum=0 p
+	mn_threads "$f" main $sleepers $spinners
+	MN_LINE=
+	while IFS=$'\t' read -r name roots tot run wait blk nogvl; do
+		case $roots in
+		*'|'*) fail "thread $name split into roots: $roots" ;;
+		-) fail "thread $name: no samples" ;;
+		esac
+		if [ "$name" = main ]; then
+			[ "$roots" = "$main" ] ||
+				fail "main thread rooted at $roots, want $main"
+			mtot=$tot
+			continue
+		fi
+		[[ $roots =~ ^thread\ mn([0-9]+)\ \" ]] ||
+			fail "thread $name rooted at $roots, want 'thread mnN \"$name\"'"
+		case $ids in *" ${BASH_REMATCH[1]} "*)
+			fail "thread $name: number ${BASH_REMATCH[1]} given twice" ;;
+		esac
+		ids="$ids${BASH_REMATCH[1]} "
+		[ "$((tot * 100))" -ge "$((mtot * 95))" ] ||
+			fail "thread $name: $tot samples, main $mtot: some went elsewhere"
+		case " $sleepers " in
+		*" $name "*)
+			[ "$run" = 0 ] && [ "$nogvl" = 0 ] ||
+				fail "parked thread $name running in $run samples," \
+					"running without GVL in $nogvl, of $tot"
+			[ "$((blk * 100))" -ge "$((tot * 95))" ] ||
+				fail "parked thread $name (blocked) in $blk of $tot samples, want >= 95%"
+			MN_LINE="$MN_LINE $name ${roots%% \"*} blocked $blk/$tot,"
+			;;
+		*)
+			[ "$blk" = 0 ] && [ "$nogvl" = 0 ] ||
+				fail "spinner $name blocked in $blk samples," \
+					"running without GVL in $nogvl, of $tot"
+			p=$(pct "$run" "$tot")
+			perl -e 'exit !($ARGV[0] >= 5 && $ARGV[0] <= 95)' "$p" ||
+				fail "spinner $name running $p% of its samples ($run/$tot)," \
+					"want 5-95%: parked ones read as running, or never run"
+			sum=$(perl -e 'print $ARGV[0] + $ARGV[1]' "$sum" "$p")
+			MN_LINE="$MN_LINE $name ${roots%% \"*} running $run/$tot = $p%,"
+			;;
+		esac
+	done <"$CT/mn.threads"
+	perl -e 'exit !($ARGV[0] >= 90 && $ARGV[0] <= 110)' "$sum" ||
+		fail "the spinners run $sum% together, want 90-110%:" \
+			"one holds the GVL at any tick"
+	MN_LINE="${MN_LINE%,}; spinners running $sum% together"
+}
+
+# mn_dump PID: 'rbflame dump -p PID' numbers each thread as the profile
+# in $CT/mn-*.folded did (name for name), the main thread by its pid, no
+# 'thread 0'.
+mn_dump() {
+	local f=$1 pid=$2 name n want
+	run_rbflame mndump 30 dump -p "$pid"
+	expect_rc 0 "rbflame dump -p PID (M:N)"
+	check_dump "$CT/mndump.out"
+	! grep -q '^thread 0 ' "$CT/mndump.out" ||
+		fail "dump: a thread reads 'thread 0'"
+	grep -q "^thread $pid \"main\"" "$CT/mndump.out" ||
+		fail "dump: no 'thread $pid \"main\"'"
+	while read -r n name; do
+		want=$(sed -n "s/^\(thread mn[0-9]* \"$name\"\);.*/\1/p" "$f" | head -n 1)
+		[ "thread $n \"$name\"" = "$want" ] ||
+			fail "dump: thread $name is $n, the profile's root is '$want'"
+	done < <(sed -n 's/^thread \(mn[0-9]*\) "\([^"]*\)".*/\1 \2/p' "$CT/mndump.out")
+}
+
+# mn_native: --native on 'states.rb threads' (M:N, $SPID): the parked
+# sleepers have no native stack, yet each is sampled as often as the
+# main thread, in one root, (blocked); under 1% of the reads fail.
+# Sets MN_LINE.
+mn_native() {
+	local re='\(([0-9]+) ticks at [^)]*\), [0-9]+ late ticks, ([0-9]+) failed reads'
+	local ticks failed name roots tot run wait blk nogvl mtot=
+	run_rbflame mnnative 30 --threads --native -p "$SPID" -s 2 -r 200 \
+		-o "$CT/mn-native.folded"
+	expect_rc 0 "rbflame --threads --native -p PID -s 2 -r 200 (M:N)"
+	assert_collapsed "$CT/mn-native.folded" "--threads --native (M:N)"
+	[[ $(cat "$CT/mnnative.err") =~ $re ]] ||
+		fail "--native: no summary line in mnnative.err"
+	ticks=${BASH_REMATCH[1]} failed=${BASH_REMATCH[2]}
+	[ "$((failed * 100))" -lt "$ticks" ] ||
+		fail "--native: $failed failed reads in $ticks ticks, want < 1%"
+	mn_threads "$CT/mn-native.folded" main mx-pop mx-sleep mx-spin-a mx-spin-b
+	MN_LINE="$failed failed reads in $ticks ticks"
+	while IFS=$'\t' read -r name roots tot run wait blk nogvl; do
+		case $roots in
+		*'|'*) fail "--native: thread $name split into roots: $roots" ;;
+		-) fail "--native: thread $name: no samples" ;;
+		esac
+		[ "$name" = main ] && { mtot=$tot; continue; }
+		[ "$((tot * 100))" -ge "$((mtot * 95))" ] ||
+			fail "--native: thread $name: $tot samples, main $mtot"
+		case $name in
+		mx-pop | mx-sleep)
+			[ "$((blk * 100))" -ge "$((tot * 95))" ] ||
+				fail "--native: parked $name (blocked) in $blk of $tot samples"
+			MN_LINE="$MN_LINE, $name blocked $blk/$tot"
+			;;
+		esac
+	done <"$CT/mn.threads"
+}
+
+# matrix-mn: states.rb threads and matrix.rb with RUBY_MN_THREADS=1.
+check_matrix_mn() {
+	local t0=$SECONDS line
+	RUBYCMD=(env RUBY_MN_THREADS=1 "${RUBYCMD[@]}")
+	start_states threads
+	run_rbflame mnstates 30 --threads -p "$SPID" -s 3 -r 200 \
+		-o "$CT/mn-states.folded"
+	expect_rc 0 "rbflame --threads -p PID -s 3 -r 200 (states.rb, M:N)"
+	assert_collapsed "$CT/mn-states.folded" "--threads (states.rb threads, M:N)"
+	mn_judge "$CT/mn-states.folded" "thread $SPID \"main\"" \
+		"mx-pop mx-sleep" "mx-spin-a mx-spin-b"
+	line="states.rb:$MN_LINE"
+	mn_dump "$CT/mn-states.folded" "$SPID"
+	mn_native
+	line="$line; --native: $MN_LINE"
+	stop_states
+	FX=matrix.rb
+	start_fixture matrix matrix.rb
+	MXPID=$TPID
+	grep -q '^description .* +MN ' "$CT/matrix.log" ||
+		fail "matrix.rb does not run M:N: $(grep '^description' "$CT/matrix.log")"
+	run_rbflame mnmatrix 30 --threads -p "$MXPID" -s 3 -r 200 \
+		-o "$CT/mn-matrix.folded"
+	expect_rc 0 "rbflame --threads -p PID -s 3 -r 200 (matrix.rb, M:N)"
+	assert_collapsed "$CT/mn-matrix.folded" "--threads (matrix.rb, M:N)"
+	mn_judge "$CT/mn-matrix.folded" "thread $MXPID \"main\"" \
+		"mx-nap" "mx-cruise mx-launch mx-nested"
+	line="$line; matrix.rb:$MN_LINE"
+	mn_dump "$CT/mn-matrix.folded" "$MXPID"
+	wait_untraced "$MXPID" 2
+	alive "$MXPID" || fail "matrix.rb died"
+	kill_fixture "$MXPID"
+	say "  mn: $line (in $((SECONDS - t0)) s)"
+}
+
 # ---- the adversarial target: adversary.rb ------------------------------------
 
 # usr1_line N: waits for adversary.rb's answer to its Nth SIGUSR1 ('usr1 N
@@ -1197,6 +1414,9 @@ test_version() {
 	run_check "$tag" matrix-gc check_matrix_gc
 	run_check "$tag" matrix-gvl check_matrix_gvl
 	run_check "$tag" matrix-blocked check_matrix_blocked
+	case $v in
+	3.3 | 3.4) run_check "$tag" matrix-mn check_matrix_mn ;;
+	esac
 	if [ "$tag" = selfbuilt ]; then
 		run_check "$tag" matrix-layout check_matrix_layout
 		run_check "$tag" matrix-debuglink check_matrix_debuglink

@@ -4,6 +4,7 @@
 #include "config.h"
 
 #include <check.h>
+#include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -371,6 +372,58 @@ START_TEST(test_tidmap)
 }
 END_TEST
 
+/* An environment variable from a fake /proc/PID/environ: a name that
+ * only starts the same is another variable, an entry astride a read's
+ * 4096 bytes is whole, one longer than the reader keeps is no match. */
+START_TEST(test_environ)
+{
+	char dir[] = "/tmp/check_proc.XXXXXX";
+	const char *saved = proc_dir;
+	char path[512], cmd[64], v[16];
+	static char big[6000];
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fake_dir(dir, "500");
+	snprintf(path, sizeof(path), "%s/500/environ", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("RUBY_MN_THREADS_X=9", f);
+	fputc('\0', f);
+	memset(big, 'a', 4070);
+	fputs(big, f);	/* a filler: the next entry starts at 4091 */
+	fputc('\0', f);
+	fputs("RUBY_MN_THREADS=1", f);	/* across byte 4096 */
+	fputc('\0', f);
+	memset(big, 'b', sizeof(big) - 1);
+	memcpy(big, "LONG=", 5);
+	fputs(big, f);	/* longer than the reader keeps */
+	fputc('\0', f);
+	fputs("LAST=ok", f);
+	fputc('\0', f);
+	fclose(f);
+	proc_dir = dir;
+
+	ck_assert_int_eq(proc_environ_get(500, "RUBY_MN_THREADS", v,
+					  sizeof(v)), 0);
+	ck_assert_str_eq(v, "1");
+	ck_assert_int_eq(proc_environ_get(500, "RUBY_MN_THREADS_X", v,
+					  sizeof(v)), 0);
+	ck_assert_str_eq(v, "9");
+	ck_assert_int_eq(proc_environ_get(500, "LAST", v, sizeof(v)), 0);
+	ck_assert_str_eq(v, "ok");
+	errno = 0;
+	ck_assert_int_eq(proc_environ_get(500, "LONG", v, sizeof(v)), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_int_eq(proc_environ_get(500, "RUBY", v, sizeof(v)), -1);
+	ck_assert_int_eq(proc_environ_get(501, "LAST", v, sizeof(v)), -1);
+
+	proc_dir = saved;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* The parent in a stat line, past a comm that holds ') ' itself. */
 START_TEST(test_stat_ppid)
 {
@@ -418,6 +471,7 @@ main(void)
 	tcase_add_test(tc, test_nspid_parse);
 	tcase_add_test(tc, test_tidmap);
 	tcase_add_test(tc, test_stat_ppid);
+	tcase_add_test(tc, test_environ);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);

@@ -224,6 +224,17 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* A thread id as text: a tid, or an M:N Ruby thread's number. */
+START_TEST(test_thread_id)
+{
+	char buf[24];
+
+	ck_assert_str_eq(profile_thread_id(4242, buf, sizeof(buf)), "4242");
+	ck_assert_str_eq(profile_thread_id(-3, buf, sizeof(buf)), "mn3");
+	ck_assert_str_eq(profile_thread_id(0, buf, sizeof(buf)), "0");
+}
+END_TEST
+
 START_TEST(test_many)
 {
 	struct profile *p = profile_create();
@@ -363,6 +374,7 @@ main(void)
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_frames);
 	tcase_add_test(tc, test_threads);
+	tcase_add_test(tc, test_thread_id);
 	tcase_add_test(tc, test_states);
 	tcase_add_test(tc, test_states_documented);
 	tcase_add_test(tc, test_frame_cap);
