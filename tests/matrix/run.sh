@@ -131,6 +131,20 @@
 #                   untraced and running after; the target still makes
 #                   progress and counted the 7 SIGUSR1 sent.
 #
+# On the host's 3.1 alone (Debian's 3.3 and 3.4 are built without YJIT):
+#
+#   matrix-yjit     tests/matrix/fixtures/yjit.rb plus and mult, warmed
+#                   up (every method called 100 times; YJIT 3.1 compiles
+#                   at the 10th call), 'rbflame -p PID -s 2 -r 200' by the
+#                   interpreter and under 'ruby --yjit': the interpreter's
+#                   run >= 95% in its exact stack, and the stacks of >= 5%
+#                   each the same in both runs but for the README's list
+#                   (section YJIT), each difference asserted: plus reads
+#                   its def line under YJIT (a frame JIT code pushed, pc
+#                   never written), mult gains Integer#* (YJIT 3.1 calls
+#                   the C method where the interpreter's opt_mult has no
+#                   frame).
+#
 # and on the reader's fixtures (tests/ruby/fixtures), the expected stacks of
 # tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
 # included, one check each.
@@ -1010,6 +1024,102 @@ check_native_zlib() {
 	kill_fixture "$TPID"
 }
 
+# major_stacks FOLDED PCT: the stacks of FOLDED holding >= PCT% of its
+# samples each, sorted, one a line.
+major_stacks() {
+	perl -e '
+		my ($f, $min) = @ARGV;
+		my (%n, $total);
+		open(my $fh, "<", $f) or die "open $f: $!\n";
+		while (<$fh>) {
+			chomp;
+			/^(.*) (\d+)$/ or next;
+			$n{$1} += $2;
+			$total += $2;
+		}
+		die "no samples in $f\n" if !$total;
+		print "$_\n" for sort grep { 100 * $n{$_} / $total >= $min } keys %n;
+	' "$1" "$2" || fail "cannot read $1"
+}
+
+# yjit_run TAG MODE [--yjit]: yjit.rb MODE under this Ruby, with or
+# without --yjit (the fixture says which it got), 'rbflame -p PID -s 2
+# -r 200' into $CT/TAG.folded; the stacks of >= 5% each into $CT/TAG.set.
+yjit_run() {
+	local tag=$1 mode=$2 jit=${3:-} want=off
+	local -a saved=("${RUBYCMD[@]}")
+	[ -z "$jit" ] || { RUBYCMD+=("$jit"); want=on; }
+	start_fixture "$tag" yjit.rb "$mode"
+	RUBYCMD=("${saved[@]}")
+	grep -qx "yjit $want" "$CT/$tag.log" ||
+		fail "$tag: the fixture should run with YJIT $want: $(head -n 1 "$CT/$tag.log")"
+	run_rbflame "$tag" 30 -p "$TPID" -s 2 -r 200 -o "$CT/$tag.folded"
+	expect_rc 0 "rbflame -p PID -s 2 -r 200 ($tag)"
+	assert_collapsed "$CT/$tag.folded" "$tag"
+	wait_untraced "$TPID" 2
+	alive "$TPID" || fail "$tag: the fixture died"
+	kill_fixture "$TPID"
+	major_stacks "$CT/$tag.folded" 5 >"$CT/$tag.set"
+}
+
+# matrix-yjit (a Ruby with YJIT: the host's 3.1): yjit.rb plus and mult,
+# each warmed up (every method called 100 times, YJIT 3.1 compiling at
+# the 10th call), profiled by the interpreter and under --yjit. The
+# interpreter's run holds >= 95% in its exact stack; the stacks of >= 5%
+# each are then the same in both runs, but for the differences the
+# README lists (section "YJIT"), each asserted here so that a Ruby that
+# stops making it fails the check:
+#   plus  Worker#plus reads its def line under YJIT, the loop's line in
+#         the interpreter: YJIT pushed the frame from JIT code and writes
+#         its pc only before a call out, which the loop never makes; the
+#         pc is 0 and the reader shows the method's first line.
+#   mult  under YJIT, Integer#* below Worker#mult in >= 5% of the
+#         samples: YJIT 3.1 compiles opt_mult as a call of the method
+#         Integer#*, a C function that pushes a frame, where the
+#         interpreter multiplies two fixnums in the instruction itself.
+#         Worker#mult's line is the loop's in both runs: YJIT writes the
+#         pc before that call, and rbflame shows the last line written.
+check_matrix_yjit() {
+	local base spec mode a b want
+	in_ruby --yjit -e 'exit(RubyVM::YJIT.enabled? ? 0 : 1)' 2>/dev/null ||
+		fail "$RUBYBIN --yjit does not enable YJIT"
+	FX=yjit.rb
+	base="<main> {main};Kernel#loop {main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale}"
+	for mode in plus mult; do
+		spec=$(expand "$base;Worker#$mode {$mode}")
+		yjit_run "interp-$mode" "$mode"
+		assert_stacks "$CT/interp-$mode.folded" 95 "yjit.rb $mode" "$spec"
+		a=$SHARE
+		yjit_run "yjit-$mode" "$mode" --yjit
+		case $mode in
+		plus)
+			# The one line that differs, as the reader shows it.
+			want=$(expand "$base;Worker#plus {def-plus}")
+			perl -pe 'BEGIN { ($a, $b) = splice(@ARGV, 0, 2) }
+				s/^\Q$a\E$/$b/' "$spec" "$want" \
+				"$CT/interp-$mode.set" >"$CT/want-$mode.set"
+			grep -qxF -- "$want" "$CT/yjit-$mode.set" ||
+				fail "yjit.rb plus --yjit: Worker#plus not at its def line in >= 5% of the samples (see yjit-plus.folded)"
+			;;
+		mult)
+			grep -q ';Integer#\* ([^;]*)$' "$CT/yjit-$mode.set" ||
+				fail "yjit.rb mult --yjit: no Integer#* in >= 5% of the samples: YJIT no longer calls it? (the README lists it)"
+			cp "$CT/interp-$mode.set" "$CT/want-$mode.set"
+			# Integer#* taken out, the stacks merged.
+			perl -ne 's/;Integer#\* \([^;]*\)$//;
+				print unless $seen{$_}++' "$CT/yjit-$mode.set" |
+				sort >"$CT/yjit-$mode.set.mapped"
+			mv "$CT/yjit-$mode.set.mapped" "$CT/yjit-$mode.set"
+			;;
+		esac
+		diff -u "$CT/want-$mode.set" "$CT/yjit-$mode.set" \
+			>"$CT/diff-$mode.out" ||
+			fail "yjit.rb $mode: the stacks under --yjit differ from the interpreter's beyond the README's list (diff-$mode.out)"
+		b=$(wc -l <"$CT/yjit-$mode.set")
+		say "  yjit $mode: interpreter $a exact; --yjit the same $b stack(s) of >= 5%, the listed difference seen"
+	done
+}
+
 # check_label MODE [--function] SPEC...: fixture $FX in MODE ('-' for
 # none), 'rbflame -p PID -s 2 -r 200': the stacks SPEC... hold >= 95% of
 # the samples, each some. The target is left running and untraced.
@@ -1206,6 +1316,10 @@ test_version() {
 		run_check "$tag" native-zlib check_native_zlib
 	fi
 	run_check "$tag" matrix-adversary check_matrix_adversary
+	# YJIT: the host's 3.1 only (Debian's 3.3 and 3.4 are built without).
+	if [ "$tag" = 3.1 ]; then
+		run_check "$tag" matrix-yjit check_matrix_yjit
+	fi
 	for e in "${LABELS[@]}"; do
 		IFS='|' read -r -a spec <<<"$e"
 		read -r fx mode _ <<<"${spec[0]}"
