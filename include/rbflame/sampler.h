@@ -72,6 +72,8 @@ struct sampler {
 	struct symtab *symtab;
 	struct unwinder *unwinder;
 	struct ip_cache *names;	/* ip -> frame id */
+	uint32_t jit_id;	/* the [JIT] frame's id, when jit_made */
+	bool jit_made;
 	struct text_slot *texts; /* Ruby frame -> frame id */
 	struct sampler_options opt; /* children get their parent's */
 	bool count_ticks;	/* this sampler's ticks are the run's ticks */
