@@ -496,6 +496,9 @@ summary(const struct run_ctx *c)
 		fprintf(stderr, "; --native: %llu stacks woven, %llu weave errors (kept under [unwoven])",
 			(unsigned long long)st->woven,
 			(unsigned long long)st->weave_errors);
+	if (st->jit_ends)
+		fprintf(stderr, "; %llu native stacks ended in JIT code ([JIT]: no unwind info there)",
+			(unsigned long long)st->jit_ends);
 	fputc('\n', stderr);
 }
 

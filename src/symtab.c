@@ -319,10 +319,10 @@ symtab_preload(struct symtab *st)
 	return 0;
 }
 
-/* symtab_module(), also telling which file the mapping is of. */
-static int
-lookup(struct symtab *st, uint64_t ip, struct symtab_module *out,
-       struct sfile **file)
+/* The mapping holding ip, the maps re-read (at most every
+ * AUTO_RELOAD_NS) when none holds it or it is not executable. */
+static bool
+find_code_map(struct symtab *st, uint64_t ip, size_t *out)
 {
 	size_t idx;
 	bool found = find_map(st, ip, &idx);
@@ -341,7 +341,18 @@ lookup(struct symtab *st, uint64_t ip, struct symtab_module *out,
 				find_map(st, ip, &idx);
 		}
 	}
-	if (!found) {
+	*out = idx;
+	return found;
+}
+
+/* symtab_module(), also telling which file the mapping is of. */
+static int
+lookup(struct symtab *st, uint64_t ip, struct symtab_module *out,
+       struct sfile **file)
+{
+	size_t idx;
+
+	if (!find_code_map(st, ip, &idx)) {
 		errno = ENOENT;
 		return -1;
 	}
@@ -361,6 +372,15 @@ symtab_module(struct symtab *st, uint64_t ip, struct symtab_module *out)
 	return lookup(st, ip, out, NULL);
 }
 
+bool
+symtab_is_jit(struct symtab *st, uint64_t ip)
+{
+	size_t idx;
+
+	return find_code_map(st, ip, &idx) && !st->maps.v[idx].path &&
+	       (st->maps.v[idx].prot & PROT_EXEC);
+}
+
 void
 symtab_frame_info(struct symtab *st, uint64_t ip, struct symtab_frame *out,
 		  char *buf, size_t cap)
@@ -373,8 +393,17 @@ symtab_frame_info(struct symtab *st, uint64_t ip, struct symtab_frame *out,
 	memset(out, 0, sizeof(*out));
 	out->addr = ip;
 	if (lookup(st, ip, &mod, &f) < 0) {
-		if (cap)
+		if (symtab_is_jit(st, ip)) {
+			/* Every JIT address one frame: no name to tell them
+			 * apart, and an address means nothing a run later. */
+			out->jit = true;
+			out->symbol = SYMTAB_JIT_NAME;
+			out->addr = 0;
+			if (cap)
+				snprintf(buf, cap, "%s", SYMTAB_JIT_NAME);
+		} else if (cap) {
 			snprintf(buf, cap, "0x%" PRIx64, ip);
+		}
 		return;
 	}
 	out->module = mod.path;

@@ -450,14 +450,19 @@ unwind_create(pid_t pid, struct mem *mem, struct symtab *st)
 	return u;
 }
 
-/* Is addr in an executable file mapping (or the vDSO)? A return address
- * anywhere else is garbage from a wrong guess. */
+/* Is addr in an executable file mapping (or the vDSO), or in JIT code
+ * (a caller of a C function called from YJIT's code)? A return address
+ * anywhere else is garbage from a wrong guess. JIT code has no unwind
+ * info: libunwind's step out of it guesses by the frame pointer, and
+ * the checks of unwind_stack() end the walk where the guess is wrong. */
 static bool
 executable(struct unwinder *u, uint64_t addr)
 {
 	struct symtab_module m;
 
-	return symtab_module(u->st, addr, &m) == 0 && (m.prot & PROT_EXEC);
+	if (symtab_module(u->st, addr, &m) == 0)
+		return m.prot & PROT_EXEC;
+	return symtab_is_jit(u->st, addr);
 }
 
 int

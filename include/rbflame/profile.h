@@ -181,6 +181,8 @@ struct profile_stats {
 	uint64_t blocked_reused;/* stacks of blocked threads taken without stopping them */
 	uint64_t woven;		/* --native: stacks woven */
 	uint64_t weave_errors;	/* --native: stacks kept unwoven under a marker */
+	uint64_t jit_ends;	/* --native: native stacks whose unwinding
+				 * ended in JIT code (no unwind info there) */
 	struct profile_times stop; /* each sample's stop: a Ruby tick's
 				 * from the GVL-holder lookup (or the
 				 * holder's PTRACE_INTERRUPT, sent early)

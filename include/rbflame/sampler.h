@@ -73,6 +73,8 @@ struct sampler {
 	struct symtab *symtab;
 	struct unwinder *unwinder;
 	struct ip_cache *names;	/* ip -> frame id */
+	uint32_t jit_id;	/* the [JIT] frame's id, when jit_made */
+	bool jit_made;
 	struct text_slot *texts; /* Ruby frame -> frame id */
 	uint64_t string_sets;	/* the reader's, when texts was last valid */
 	bool trim_pending;	/* the reader let strings go: give the free

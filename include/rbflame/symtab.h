@@ -10,6 +10,7 @@
 #ifndef RBFLAME_SYMTAB_H
 #define RBFLAME_SYMTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -60,6 +61,16 @@ int symtab_preload(struct symtab *st);
  */
 int symtab_module(struct symtab *st, uint64_t ip, struct symtab_module *out);
 
+/* The name of every address in JIT code. */
+#define SYMTAB_JIT_NAME "[JIT]"
+
+/**
+ * Is ip in JIT code: an anonymous executable mapping (YJIT's code region
+ * is one, mapped r-x with no file)? Re-reads the maps as symtab_module()
+ * does.
+ */
+bool symtab_is_jit(struct symtab *st, uint64_t ip);
+
 /**
  * Names the code at ip (already ip - 1 for return addresses) into buf,
  * always terminated:
@@ -68,13 +79,15 @@ int symtab_module(struct symtab *st, uint64_t ip, struct symtab_module *out);
  *   "0xADDR (libfoo.so.1)"    in a file but in no symbol; ADDR is the
  *                             link-time address (what addr2line wants)
  *                             when the file could be read, else ip,
+ *   "[JIT]"                   in JIT code (symtab_is_jit()),
  *   "0xADDR"                  in no file-backed mapping; ADDR is ip.
  */
 void symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap);
 
 /** What symtab_frame_info() knows of an address. */
 struct symtab_frame {
-	const char *symbol;	/* NULL when in no symbol */
+	const char *symbol;	/* NULL when in no symbol; SYMTAB_JIT_NAME in
+				 * JIT code */
 	const char *module;	/* the file's path as maps shows it, or NULL */
 	char build_id[41];	/* hex, "" when the file has none */
 	uint64_t addr;		/* the symbol's link-time address; without a
@@ -82,6 +95,7 @@ struct symtab_frame {
 	uint64_t func_start;	/* runtime bounds [func_start, func_end) of a
 				 * sized symbol; both 0 when not known */
 	uint64_t func_end;
+	bool jit;		/* in JIT code: named SYMTAB_JIT_NAME, addr 0 */
 };
 
 /**

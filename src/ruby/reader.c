@@ -545,6 +545,38 @@ keep(struct ruby_reader *r, const char *s)
 	return intern_get(r->strings, intern_str(r->strings, s));
 }
 
+/*
+ * The pc YJIT leaves in a frame it pushed: none. JIT code writes a
+ * frame's pc only before a call that may look at it (a raise, an
+ * allocation, a method call out of JIT code), so a method JIT code
+ * entered and that has called nothing since has pc 0 (3.1.2, --yjit: a
+ * warmed-up loop of opt_plus and opt_lt read 0 in every sample). Any
+ * value below an iseq's encoded instructions reads as no line, and
+ * iseq_frame() falls back to the method's first line.
+ */
+#define JIT_NO_PC 1
+
+/* A frame with an iseq and no pc is YJIT's when its magic says a method
+ * or a block ran it: the interpreter sets the pc of every frame of
+ * those kinds as it pushes it. Frames of other kinds (ifunc, dummy, C)
+ * keep the old reading. */
+static bool
+jit_pushed(struct ruby_reader *r, uint64_t iseq, uint64_t ep)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t magic;
+
+	if (L->cfp_jit_return == RUBY_LAYOUT_NONE || special(L, iseq) || !ep)
+		return false;
+	magic = rd64(r, ep + 8 * L->env_index_flags) & L->frame_magic_mask;
+	if (r->bad) {
+		r->bad = false;
+		return false;
+	}
+	return magic == L->frame_magic_method ||
+	       magic == L->frame_magic_block;
+}
+
 /* Fills f for an iseq frame. 0, or -1 when the frame is unreadable. */
 static int
 iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
@@ -1221,6 +1253,8 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		uint64_t magic;
 
 		r->bad = false;
+		if (iseq && !pc && jit_pushed(r, iseq, ep))
+			pc = JIT_NO_PC;
 		if (iseq && pc) {
 			/* A Ruby frame that cannot be read, or is torn (being
 			 * pushed or popped: its method entry runs another

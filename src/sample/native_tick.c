@@ -68,16 +68,13 @@ record_native(struct sampler *s, pid_t tid, struct thread_priv *tp,
 
 			symtab_frame_info(s->symtab, ip, &fr, name,
 					  sizeof(name));
-			*id = profile_frame_make(s->prof,
-				&(struct profile_frame_desc){
-					.kind = PROFILE_FRAME_NATIVE,
-					.name = fr.symbol,
-					.file = fr.module,
-					.build_id = fr.build_id[0] ? fr.build_id
-								   : NULL,
-					.addr = fr.addr,
-					.text = name,
-				});
+			*id = sample_native_frame_id(s, &fr, name);
+		}
+		if (sample_frame_is_jit(s, *id)) {
+			if (i == n - 1)
+				s->prof->stats.jit_ends++;
+			if (d > 0 && frames[d - 1] == *id)
+				continue;	/* one frame for a run */
 		}
 		frames[d++] = *id;
 	}

@@ -20,6 +20,7 @@
 #include "rbflame/ruby.h"
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
+#include "rbflame/symtab.h"
 #include "rbflame/xmalloc.h"
 #include "sample.h"
 
@@ -509,6 +510,32 @@ ruby_thread_root(struct sampler *s, const struct ruby_stack *st)
 		name = comm;
 	root_text(root, sizeof(root), "thread", id, name);
 	return thread_frame(s, id, name, root);
+}
+
+uint32_t
+sample_native_frame_id(struct sampler *s, const struct symtab_frame *fr,
+		       const char *text)
+{
+	uint32_t id = profile_frame_make(s->prof, &(struct profile_frame_desc){
+		.kind = PROFILE_FRAME_NATIVE,
+		.name = fr->symbol,
+		.file = fr->module,
+		.build_id = fr->build_id[0] ? fr->build_id : NULL,
+		.addr = fr->addr,
+		.text = text,
+	});
+
+	if (fr->jit) {
+		s->jit_id = id;
+		s->jit_made = true;
+	}
+	return id;
+}
+
+bool
+sample_frame_is_jit(const struct sampler *s, uint32_t id)
+{
+	return s->jit_made && id == s->jit_id;
 }
 
 /* The frame id of one Ruby frame. */

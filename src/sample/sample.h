@@ -117,6 +117,16 @@ void sample_thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp);
  * cpu mode leaves the thread out. */
 bool sample_stack_state(struct sampler *s, const struct ruby_stack *st,
 			const char *state[2], enum profile_state *pstate);
+struct symtab_frame;
+/** The frame id of one native frame, fr as symtab_frame_info() filled
+ * it and text the name it wrote (or the caller's better one). */
+uint32_t sample_native_frame_id(struct sampler *s,
+				const struct symtab_frame *fr,
+				const char *text);
+/** Is id the [JIT] frame? A run of JIT frames is recorded as one: every
+ * JIT address has the same name, and a stack through JIT code unwinds
+ * by guesses, so how many frames it shows means nothing. */
+bool sample_frame_is_jit(const struct sampler *s, uint32_t id);
 /** The frame id of one Ruby frame. */
 uint32_t sample_ruby_frame_id(struct sampler *s, const struct ruby_frame *f);
 /** A Ruby stack's root frames into frames; how many. */

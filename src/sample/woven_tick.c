@@ -147,14 +147,7 @@ native_info(struct sampler *s, struct sampler_native *n, uint64_t ip,
 		snprintf(name, sizeof(name), "0x%" PRIx64 " (%s)", fr.addr,
 			 base ? base + 1 : fr.module);
 	}
-	ni->id = profile_frame_make(s->prof, &(struct profile_frame_desc){
-		.kind = PROFILE_FRAME_NATIVE,
-		.name = fr.symbol,
-		.file = fr.module,
-		.build_id = fr.build_id[0] ? fr.build_id : NULL,
-		.addr = fr.addr,
-		.text = name,
-	});
+	ni->id = sample_native_frame_id(s, &fr, name);
 	ni->vm = fr.module && n->vm_module && !strcmp(fr.module, n->vm_module);
 	return ni;
 }
@@ -201,6 +194,7 @@ record_woven(struct sampler *s, struct sampler_native *n,
 	enum profile_state pstate;
 	enum weave_error e;
 	uint32_t marker;
+	int m = 0;
 
 	if (!sample_stack_state(s, st, state, &pstate))
 		return;
@@ -211,11 +205,16 @@ record_woven(struct sampler *s, struct sampler_native *n,
 		const struct native_info *ni =
 			native_info(s, n, leaf ? ip : ip - 1, leaf);
 
-		nat[i] = (struct weave_native){
+		if (m > 0 && nat[m - 1].id == ni->id &&
+		    sample_frame_is_jit(s, ni->id))
+			continue;	/* one frame for a run of JIT code */
+		nat[m++] = (struct weave_native){
 			.id = ni->id, .start = ni->start, .end = ni->end,
 			.vm = ni->vm,
 		};
 	}
+	if (m > 0 && sample_frame_is_jit(s, nat[0].id))
+		s->prof->stats.jit_ends++;
 	for (int i = 0; i < st->nframes; i++) {
 		const struct ruby_frame *f = &st->frames[st->nframes - 1 - i];
 
@@ -228,7 +227,7 @@ record_woven(struct sampler *s, struct sampler_native *n,
 	marker = profile_frame_make(s->prof, &(struct profile_frame_desc){
 		.kind = PROFILE_FRAME_MARKER, .name = "[unwoven]",
 	});
-	e = weave(nat, nips, rb, st->nframes, s->opt.native_all, marker,
+	e = weave(nat, m, rb, st->nframes, s->opt.native_all, marker,
 		  frames + d, SAMPLER_MAX_FRAMES + RUBY_MAX_FRAMES, &nw);
 	if (e == WEAVE_NO_ROOM) {
 		s->prof->stats.failed++;

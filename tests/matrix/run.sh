@@ -155,6 +155,25 @@
 #                   untraced and running after; the target still makes
 #                   progress and counted the 7 SIGUSR1 sent.
 #
+# On the host's 3.1 alone (Debian's 3.3 and 3.4 are built without YJIT):
+#
+#   matrix-yjit     tests/matrix/fixtures/yjit.rb plus and mult, warmed
+#                   up (every method called 100 times; YJIT 3.1 compiles
+#                   at the 10th call), 'rbflame -p PID -s 2 -r 200' by the
+#                   interpreter and under 'ruby --yjit': the interpreter's
+#                   run >= 95% in its exact stack, and the stacks of >= 5%
+#                   each the same in both runs but for the README's list
+#                   (section YJIT), each difference asserted: plus reads
+#                   its def line under YJIT (a frame JIT code pushed, pc
+#                   never written), mult gains Integer#* (YJIT 3.1 calls
+#                   the C method where the interpreter's opt_mult has no
+#                   frame).
+#   native-yjit     'rbflame --native -p PID -s 2 -r 200' on yjit.rb plus
+#                   under --yjit: >= 80% of the samples have one [JIT]
+#                   frame right under the Ruby frames (YJIT's code: an
+#                   anonymous executable mapping), no frame anywhere is a
+#                   bare address, no two [JIT] frames in a row.
+#
 # and on the reader's fixtures (tests/ruby/fixtures), the expected stacks of
 # tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
 # included, one check each.
@@ -1227,6 +1246,136 @@ check_native_zlib() {
 	kill_fixture "$TPID"
 }
 
+# major_stacks FOLDED PCT: the stacks of FOLDED holding >= PCT% of its
+# samples each, sorted, one a line.
+major_stacks() {
+	perl -e '
+		my ($f, $min) = @ARGV;
+		my (%n, $total);
+		open(my $fh, "<", $f) or die "open $f: $!\n";
+		while (<$fh>) {
+			chomp;
+			/^(.*) (\d+)$/ or next;
+			$n{$1} += $2;
+			$total += $2;
+		}
+		die "no samples in $f\n" if !$total;
+		print "$_\n" for sort grep { 100 * $n{$_} / $total >= $min } keys %n;
+	' "$1" "$2" || fail "cannot read $1"
+}
+
+# yjit_run TAG MODE on|off [OPTION...]: yjit.rb MODE under this Ruby,
+# with --yjit or without (the fixture says which it got), rounds of
+# 'rbflame OPTION... -p PID -s 2 -r 200' until 300 samples, at most 20
+# (a machine busy with other jobs gives a few a second at nice 19: 2 to
+# 28 a round, 80 in 15 rounds, at load 10-12 on 2 CPUs); all of them in
+# $CT/TAG.folded, fewer than 60 a failure (5% is then 3 samples); the
+# stacks of >= 5% each into $CT/TAG.set.
+yjit_run() {
+	local tag=$1 mode=$2 want=$3 r n=0
+	local -a saved=("${RUBYCMD[@]}")
+	shift 3
+	[ "$want" = off ] || RUBYCMD+=(--yjit)
+	start_fixture "$tag" yjit.rb "$mode"
+	RUBYCMD=("${saved[@]}")
+	grep -qx "yjit $want" "$CT/$tag.log" ||
+		fail "$tag: the fixture should run with YJIT $want: $(head -n 1 "$CT/$tag.log")"
+	: >"$CT/$tag.folded"
+	for ((r = 1; r <= 20 && n < 300; r++)); do
+		run_rbflame "$tag" 30 "$@" -p "$TPID" -s 2 -r 200 \
+			-o "$CT/$tag.$r.folded"
+		expect_rc 0 "rbflame $* -p PID -s 2 -r 200 ($tag, round $r)"
+		assert_collapsed "$CT/$tag.$r.folded" "$tag round $r"
+		cat "$CT/$tag.$r.folded" >>"$CT/$tag.folded"
+		n=$(awk '{ n += $NF } END { print n + 0 }' "$CT/$tag.folded")
+	done
+	[ "$n" -ge 60 ] ||
+		fail "$tag: $n samples in $((r - 1)) rounds of 2 s, need 60: the machine is too busy"
+	wait_untraced "$TPID" 2
+	alive "$TPID" || fail "$tag: the fixture died"
+	kill_fixture "$TPID"
+	major_stacks "$CT/$tag.folded" 5 >"$CT/$tag.set"
+}
+
+# matrix-yjit (a Ruby with YJIT: the host's 3.1): yjit.rb plus and mult,
+# each warmed up (every method called 100 times, YJIT 3.1 compiling at
+# the 10th call), profiled by the interpreter and under --yjit. The
+# interpreter's run holds >= 95% in its exact stack; the stacks of >= 5%
+# each are then the same in both runs, but for the differences the
+# README lists (section "YJIT"), each asserted here so that a Ruby that
+# stops making it fails the check:
+#   plus  Worker#plus reads its def line under YJIT, the loop's line in
+#         the interpreter: YJIT pushed the frame from JIT code and writes
+#         its pc only before a call out, which the loop never makes; the
+#         pc is 0 and the reader shows the method's first line.
+#   mult  under YJIT, Integer#* below Worker#mult in >= 5% of the
+#         samples: YJIT 3.1 compiles opt_mult as a call of the method
+#         Integer#*, a C function that pushes a frame, where the
+#         interpreter multiplies two fixnums in the instruction itself.
+#         Worker#mult's line is the loop's in both runs: YJIT writes the
+#         pc before that call, and rbflame shows the last line written.
+check_matrix_yjit() {
+	local base spec mode a b want
+	in_ruby --yjit -e 'exit(RubyVM::YJIT.enabled? ? 0 : 1)' 2>/dev/null ||
+		fail "$RUBYBIN --yjit does not enable YJIT"
+	FX=yjit.rb
+	base="<main> {main};Kernel#loop {main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale}"
+	for mode in plus mult; do
+		spec=$(expand "$base;Worker#$mode {$mode}")
+		yjit_run "interp-$mode" "$mode" off
+		assert_stacks "$CT/interp-$mode.folded" 95 "yjit.rb $mode" "$spec"
+		a=$SHARE
+		yjit_run "yjit-$mode" "$mode" on
+		case $mode in
+		plus)
+			# The one line that differs, as the reader shows it.
+			want=$(expand "$base;Worker#plus {def-plus}")
+			perl -pe 'BEGIN { ($a, $b) = splice(@ARGV, 0, 2) }
+				s/^\Q$a\E$/$b/' "$spec" "$want" \
+				"$CT/interp-$mode.set" >"$CT/want-$mode.set"
+			grep -qxF -- "$want" "$CT/yjit-$mode.set" ||
+				fail "yjit.rb plus --yjit: Worker#plus not at its def line in >= 5% of the samples (see yjit-plus.folded)"
+			;;
+		mult)
+			grep -q ';Integer#\* ([^;]*)$' "$CT/yjit-$mode.set" ||
+				fail "yjit.rb mult --yjit: no Integer#* in >= 5% of the samples: YJIT no longer calls it? (the README lists it)"
+			cp "$CT/interp-$mode.set" "$CT/want-$mode.set"
+			# Integer#* taken out, the stacks merged.
+			perl -ne 's/;Integer#\* \([^;]*\)$//;
+				print unless $seen{$_}++' "$CT/yjit-$mode.set" |
+				sort >"$CT/yjit-$mode.set.mapped"
+			mv "$CT/yjit-$mode.set.mapped" "$CT/yjit-$mode.set"
+			;;
+		esac
+		diff -u "$CT/want-$mode.set" "$CT/yjit-$mode.set" \
+			>"$CT/diff-$mode.out" ||
+			fail "yjit.rb $mode: the stacks under --yjit differ from the interpreter's beyond the README's list (diff-$mode.out)"
+		b=$(wc -l <"$CT/yjit-$mode.set")
+		say "  yjit $mode: interpreter $a exact; --yjit the same $b stack(s) of >= 5%, the listed difference seen"
+	done
+}
+
+# native-yjit: 'rbflame --native -p PID -s 2 -r 200' on yjit.rb plus under
+# --yjit, warmed up (rounds as yjit_run runs them): >= 80% of the samples end in the Ruby frames then one
+# [JIT] frame (YJIT's code, an anonymous r-x mapping), no frame anywhere
+# is a bare address, no two [JIT] frames are next to each other. Before
+# rbflame named it, the leaf was the ip itself (0x7f74d968058e).
+check_native_yjit() {
+	local s bad
+	FX=yjit.rb
+	yjit_run jit plus on --native
+	s=$(expand "<main> {main};Kernel#loop {main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale};Worker#plus {def-plus}")
+	assert_share_re "$CT/jit.folded" \
+		"^(?:[^;:]+;)*$(qm "$s");\\[JIT\\]\$" 80 "--native --yjit"
+	bad=$(grep -cE '(^|;)0x[0-9a-f]+( [0-9]+$|;)' "$CT/jit.folded" || true)
+	[ "$bad" = 0 ] ||
+		fail "--native --yjit: $bad stack(s) with a bare address (see jit.folded)"
+	bad=$(grep -c '\[JIT\];\[JIT\]' "$CT/jit.folded" || true)
+	[ "$bad" = 0 ] ||
+		fail "--native --yjit: $bad stack(s) with [JIT] twice in a row"
+	say "  native yjit: $SHARE ...;Worker#scale;Worker#plus;[JIT], no bare address"
+}
+
 # check_label MODE [--function] SPEC...: fixture $FX in MODE ('-' for
 # none), 'rbflame -p PID -s 2 -r 200': the stacks SPEC... hold >= 95% of
 # the samples, each some. The target is left running and untraced.
@@ -1426,6 +1575,11 @@ test_version() {
 		run_check "$tag" native-zlib check_native_zlib
 	fi
 	run_check "$tag" matrix-adversary check_matrix_adversary
+	# YJIT: the host's 3.1 only (Debian's 3.3 and 3.4 are built without).
+	if [ "$tag" = 3.1 ]; then
+		run_check "$tag" matrix-yjit check_matrix_yjit
+		run_check "$tag" native-yjit check_native_yjit
+	fi
 	for e in "${LABELS[@]}"; do
 		IFS='|' read -r -a spec <<<"$e"
 		read -r fx mode _ <<<"${spec[0]}"
