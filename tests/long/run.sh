@@ -20,6 +20,8 @@
 #               on-CPU times, which tests running beside it skew
 #   gate-noise.sh  20 pairs of the same code, three runs a side, under
 #               CPU contention: rbflame diff --fail-above 5 always passes
+#   memory.sh   2 minutes at 1000 Hz on a target making new code without
+#               end: rbflame's RSS under 100 MiB and flat (bench/memory)
 #   adversary.sh  a target that corrupts its own unused VM structures:
 #               rbflame survives, bounded, and the target runs on
 #   deb.sh      the Debian package: built, lintian clean, installed with
@@ -27,7 +29,7 @@
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh weights.sh ci-gate.sh gate-noise.sh fuzz.sh adversary.sh deb.sh}; do
+for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh weights.sh ci-gate.sh gate-noise.sh fuzz.sh memory.sh adversary.sh deb.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)
