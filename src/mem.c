@@ -31,6 +31,7 @@
 struct line {
 	uint64_t tag;			/* line address | 1 when valid */
 	uint32_t gen;
+	uint32_t noted;			/* the recording that noted it */
 	unsigned char data[LINE_SIZE];
 };
 
@@ -42,15 +43,21 @@ struct live {
 	 * mem_hot_begin() and mem_hot_end(); the next round fetches them
 	 * all in one system call (mem_prefetch_hot()). */
 	bool recording;
+	uint32_t rec;			/* bumped by each mem_hot_begin() */
 	uint64_t cur[PREFETCH_MAX], hot[PREFETCH_MAX];
 	size_t ncur, nhot;
 	struct line lines[NLINES];
 };
 
+/* A line this round reads, fetched or served from the cache (a line the
+ * round found prefetched is hot for the next round too), noted once. */
 static void
-note_line(struct live *lv, uint64_t laddr)
+note_line(struct live *lv, struct line *l, uint64_t laddr)
 {
-	if (lv->recording && lv->ncur < PREFETCH_MAX)
+	if (!lv->recording || l->noted == lv->rec)
+		return;
+	l->noted = lv->rec;
+	if (lv->ncur < PREFETCH_MAX)
 		lv->cur[lv->ncur++] = laddr;
 }
 
@@ -113,6 +120,7 @@ line_get(struct mem *m, uint64_t laddr)
 
 	if (l->tag == (laddr | 1) && l->gen == lv->gen) {
 		m->stats.cache_hits++;
+		note_line(lv, l, laddr);
 		return l;
 	}
 	if (raw_read(m, laddr, l->data, LINE_SIZE) < 0) {
@@ -121,7 +129,8 @@ line_get(struct mem *m, uint64_t laddr)
 	}
 	l->tag = laddr | 1;
 	l->gen = lv->gen;
-	note_line(lv, laddr);
+	l->noted = 0;			/* the slot may have held another line */
+	note_line(lv, l, laddr);
 	return l;
 }
 
@@ -234,7 +243,8 @@ live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 		}
 		lines[j]->tag = (uintptr_t)remote[j].iov_base | 1;
 		lines[j]->gen = lv->gen;
-		note_line(lv, (uintptr_t)remote[j].iov_base);
+		lines[j]->noted = 0;
+		note_line(lv, lines[j], (uintptr_t)remote[j].iov_base);
 	}
 }
 
@@ -343,6 +353,12 @@ mem_hot_begin(struct mem *m)
 	lv = m->priv;
 	lv->recording = true;
 	lv->ncur = 0;
+	if (++lv->rec == 0) {
+		/* Wrapped: no line may look noted by this recording. */
+		for (size_t i = 0; i < NLINES; i++)
+			lv->lines[i].noted = 0;
+		lv->rec = 1;
+	}
 }
 
 void

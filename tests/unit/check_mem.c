@@ -171,6 +171,32 @@ START_TEST(test_prefetch_fault_bound)
 }
 END_TEST
 
+/* What a round read, cache hits included, is what the next round
+ * prefetches: round after round, one system call fetches it all. */
+START_TEST(test_hot_lines)
+{
+	struct mem *m = mem_create_live(getpid());
+	uint64_t a = (uintptr_t)buffer, b = (uintptr_t)buffer + 4096;
+	uint64_t w, calls;
+
+	mem_hot_begin(m);
+	ck_assert_int_eq(mem_read_u64(m, a, &w), 0);
+	ck_assert_int_eq(mem_read_u64(m, b, &w), 0);
+	mem_hot_end(m);
+	for (int round = 0; round < 3; round++) {
+		mem_flush(m);
+		calls = m->stats.syscalls;
+		mem_prefetch_hot(m);
+		mem_hot_begin(m);
+		ck_assert_int_eq(mem_read_u64(m, a, &w), 0);
+		ck_assert_int_eq(mem_read_u64(m, b, &w), 0);
+		mem_hot_end(m);
+		ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	}
+	mem_destroy(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -183,6 +209,7 @@ main(void)
 	tcase_add_test(tc, test_failures);
 	tcase_add_test(tc, test_prefetch_resumes);
 	tcase_add_test(tc, test_prefetch_fault_bound);
+	tcase_add_test(tc, test_hot_lines);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
