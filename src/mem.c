@@ -24,12 +24,14 @@
 #define LINE_SIZE (1u << LINE_SHIFT)
 #define NLINES 4096			/* 2 MiB of cache */
 #define PREFETCH_MAX 1024		/* lines per prefetch (IOV_MAX) */
+#define PREFETCH_FAULTS 8		/* unreadable lines skipped per prefetch */
 #define TAG_PENDING 2			/* slot chosen in this prefetch (even:
 					 * never a valid tag) */
 
 struct line {
 	uint64_t tag;			/* line address | 1 when valid */
 	uint32_t gen;
+	uint32_t noted;			/* the recording that noted it */
 	unsigned char data[LINE_SIZE];
 };
 
@@ -41,15 +43,21 @@ struct live {
 	 * mem_hot_begin() and mem_hot_end(); the next round fetches them
 	 * all in one system call (mem_prefetch_hot()). */
 	bool recording;
+	uint32_t rec;			/* bumped by each mem_hot_begin() */
 	uint64_t cur[PREFETCH_MAX], hot[PREFETCH_MAX];
 	size_t ncur, nhot;
 	struct line lines[NLINES];
 };
 
+/* A line this round reads, fetched or served from the cache (a line the
+ * round found prefetched is hot for the next round too), noted once. */
 static void
-note_line(struct live *lv, uint64_t laddr)
+note_line(struct live *lv, struct line *l, uint64_t laddr)
 {
-	if (lv->recording && lv->ncur < PREFETCH_MAX)
+	if (!lv->recording || l->noted == lv->rec)
+		return;
+	l->noted = lv->rec;
+	if (lv->ncur < PREFETCH_MAX)
 		lv->cur[lv->ncur++] = laddr;
 }
 
@@ -112,6 +120,7 @@ line_get(struct mem *m, uint64_t laddr)
 
 	if (l->tag == (laddr | 1) && l->gen == lv->gen) {
 		m->stats.cache_hits++;
+		note_line(lv, l, laddr);
 		return l;
 	}
 	if (raw_read(m, laddr, l->data, LINE_SIZE) < 0) {
@@ -120,7 +129,8 @@ line_get(struct mem *m, uint64_t laddr)
 	}
 	l->tag = laddr | 1;
 	l->gen = lv->gen;
-	note_line(lv, laddr);
+	l->noted = 0;			/* the slot may have held another line */
+	note_line(lv, l, laddr);
 	return l;
 }
 
@@ -159,14 +169,51 @@ live_read(struct mem *m, uint64_t addr, void *buf, size_t len)
 	return 0;
 }
 
+/*
+ * One process_vm_readv over the n lines of local/remote, resumed after
+ * each line it cannot read: the kernel ends a call at the first remote
+ * vector that faults, having read those before it, so one unmapped line
+ * must not cost the lines behind it. Sets ok[i] for each line read.
+ * At most PREFETCH_FAULTS faulting lines are skipped; the lines after
+ * the last one are left unread. How many lines were read.
+ */
+static size_t
+readv_resume(struct mem *m, pid_t pid, const struct iovec *local,
+	     const struct iovec *remote, size_t n, bool *ok)
+{
+	size_t i = 0, nok = 0;
+	int faults = 0;
+
+	memset(ok, 0, n * sizeof(*ok));
+	while (i < n) {
+		ssize_t got;
+
+		m->stats.syscalls++;
+		got = process_vm_readv(pid, local + i, n - i, remote + i,
+				       n - i, 0);
+		if (got < 0 && errno != EFAULT && errno != EIO)
+			break;		/* ESRCH, EPERM...: no use going on */
+		/* Whole lines read, in order; the first short one faulted. */
+		while (i < n && got >= (ssize_t)remote[i].iov_len) {
+			got -= remote[i].iov_len;
+			ok[i++] = true;
+			nok++;
+		}
+		if (i == n || ++faults > PREFETCH_FAULTS)
+			break;
+		i++;			/* the faulting line: read on demand */
+	}
+	return nok;
+}
+
 static void
 live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 {
 	struct live *lv = m->priv;
 	struct iovec local[PREFETCH_MAX], remote[PREFETCH_MAX];
 	struct line *lines[PREFETCH_MAX];
+	bool ok[PREFETCH_MAX];
 	size_t k = 0;
-	ssize_t got;
 
 	if (lv->use_peek)
 		return;
@@ -188,19 +235,16 @@ live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 	}
 	if (k == 0)
 		return;
-	m->stats.syscalls++;
-	got = process_vm_readv(lv->pid, local, k, remote, k, 0);
-	/* The kernel stops at the first line it cannot read: those before
-	 * it are valid, the rest are left to be read on demand. */
+	readv_resume(m, lv->pid, local, remote, k, ok);
 	for (size_t j = 0; j < k; j++) {
-		if (got < (ssize_t)LINE_SIZE) {
+		if (!ok[j]) {
 			lines[j]->tag = 0;	/* not read: read on demand */
 			continue;
 		}
 		lines[j]->tag = (uintptr_t)remote[j].iov_base | 1;
 		lines[j]->gen = lv->gen;
-		note_line(lv, (uintptr_t)remote[j].iov_base);
-		got -= LINE_SIZE;
+		lines[j]->noted = 0;
+		note_line(lv, lines[j], (uintptr_t)remote[j].iov_base);
 	}
 }
 
@@ -309,6 +353,12 @@ mem_hot_begin(struct mem *m)
 	lv = m->priv;
 	lv->recording = true;
 	lv->ncur = 0;
+	if (++lv->rec == 0) {
+		/* Wrapped: no line may look noted by this recording. */
+		for (size_t i = 0; i < NLINES; i++)
+			lv->lines[i].noted = 0;
+		lv->rec = 1;
+	}
 }
 
 void

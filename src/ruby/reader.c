@@ -37,6 +37,7 @@
  * forever (tests/ruby/fixtures/evals.rb) made the set grow 0.2 MB/s at
  * 1000 Hz, without end. */
 #define STRINGS_MAX RUBY_READER_STRINGS_MAX
+#define ISEQ_MEMO 256		/* iseqs checked in one read (power of two) */
 #define VS_MAX (1u << 20)	/* bytes of VM stack values read at once */
 #define GC_COUNT_MAX (1ull << 40) /* more GCs than any process has run */
 /* The GC bit set in this many GVL-holder samples in a row while the GC
@@ -65,6 +66,18 @@ struct frame_slot {
 	struct ruby_frame f;
 };
 
+/*
+ * An iseq's header as one read of all stacks found it: within that read
+ * (the target stopped) it cannot change, so a stack that runs the same
+ * iseq in many frames (recursion, nested blocks of one method) reads it
+ * once, not once a frame. Valid while gen is the reader's read_gen.
+ */
+struct iseq_memo {
+	uint64_t iseq;
+	uint64_t flags, body, encoded, label;
+	uint32_t gen;
+};
+
 struct id_slot {
 	uint64_t id;
 	uint32_t name;		/* intern id + 1; 0 = empty */
@@ -89,6 +102,8 @@ struct ruby_reader {
 	uint64_t *cfps;		/* scratch: the control frames of a stack */
 	size_t cfps_cap;
 	struct frame_slot *frames; /* FRAME_CACHE slots */
+	struct iseq_memo memo[ISEQ_MEMO];
+	uint32_t read_gen;	/* bumped by each ruby_read_stacks() */
 	/* The used part of the VM stack being walked, read in one go so the
 	 * environment slots of every frame are served without a syscall. */
 	uint64_t vs_base, vs_len;
@@ -727,6 +742,44 @@ frame_slot(struct ruby_reader *r, uint64_t k1, uint64_t k2)
 	return &r->frames[(h >> 32) & (FRAME_CACHE - 1)];
 }
 
+static struct iseq_memo *
+iseq_memo(struct ruby_reader *r, uint64_t iseq)
+{
+	return &r->memo[((iseq >> 3) * 0x9e3779b97f4a7c15ull) >> 56 &
+			(ISEQ_MEMO - 1)];
+}
+
+/* The flags, body, bytecode and label of iseq, read once per read of
+ * all stacks (struct iseq_memo). 0, or -1 when unreadable. */
+static int
+iseq_header(struct ruby_reader *r, uint64_t iseq, uint64_t *flags,
+	    uint64_t *body, uint64_t *encoded, uint64_t *label)
+{
+	const struct ruby_layout *L = r->L;
+	struct iseq_memo *m = iseq_memo(r, iseq);
+
+	if (m->gen != r->read_gen || m->iseq != iseq) {
+		uint64_t b;
+
+		r->bad = false;
+		m->flags = rd64(r, iseq + L->rbasic_flags);
+		b = m->body = rd64(r, iseq + L->iseq_body);
+		m->encoded = b ? rd64(r, b + L->body_iseq_encoded) : 0;
+		m->label = b ? rd64(r, b + L->body_label) : 0;
+		if (r->bad) {
+			m->gen = 0;
+			return -1;
+		}
+		m->iseq = iseq;
+		m->gen = r->read_gen;
+	}
+	*flags = m->flags;
+	*body = m->body;
+	*encoded = m->encoded;
+	*label = m->label;
+	return 0;
+}
+
 static int
 iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		  uint64_t ep, struct ruby_frame *f)
@@ -735,15 +788,10 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 	struct frame_slot *sl = frame_slot(r, iseq, pc);
 	uint64_t body, flags, encoded, label, me;
 
-	flags = rd64(r, iseq + L->rbasic_flags);
-	body = rd64(r, iseq + L->iseq_body);
-	if (r->bad || (flags & L->t_mask) != L->t_imemo ||
+	if (iseq_header(r, iseq, &flags, &body, &encoded, &label) < 0 ||
+	    (flags & L->t_mask) != L->t_imemo ||
 	    ((flags >> L->imemo_type_shift) & L->imemo_type_mask) !=
 		    L->imemo_iseq || !body)
-		return -1;
-	encoded = rd64(r, body + L->body_iseq_encoded);
-	label = rd64(r, body + L->body_label);
-	if (r->bad)
 		return -1;
 	/* The method entry decides the class in the label ("block in
 	 * A#m"): two methods with the same code, freed and allocated again
@@ -821,10 +869,19 @@ prefetch_frames(struct ruby_reader *r, uint64_t n)
 		uint64_t iseq = f[L->cfp_iseq / 8], pc = f[L->cfp_pc / 8];
 		uint64_t ep = f[L->cfp_ep / 8];
 
-		if (iseq && pc && !special(L, iseq))
+		if (iseq && pc && !special(L, iseq)) {
+			struct iseq_memo *m = iseq_memo(r, iseq);
+
+			/* Checked already in this read: nothing to fetch. */
+			if (m->gen == r->read_gen && m->iseq == iseq)
+				continue;
+			/* Recursion: the same iseq as the frame before. */
+			if (k && addrs[k - 1] == iseq)
+				continue;
 			addrs[k++] = iseq;
-		else if (ep)
+		} else if (ep) {
 			addrs[k++] = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
+		}
 	}
 	r->bad = false;
 	mem_prefetch(r->mem, addrs, k);
@@ -1767,6 +1824,8 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 
 	free_locals(r);
 	rotate_strings(r);
+	if (++r->read_gen == 0)
+		r->read_gen = 1;	/* 0 marks an empty memo slot */
 	if (thread_list(r, &tl) < 0)
 		return -1;
 	gc = gc_state(r);

@@ -82,6 +82,121 @@ START_TEST(test_failures)
 }
 END_TEST
 
+/* pages[0..n) of a fresh mapping with every odd page unmapped, each even
+ * page filled with its number. */
+static char *
+holes(long pg, int n)
+{
+	char *p = mmap(NULL, n * pg, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	for (int i = 0; i < n; i++) {
+		if (i % 2)
+			ck_assert_int_eq(munmap(p + i * pg, pg), 0);
+		else
+			memset(p + i * pg, 'A' + i, pg);
+	}
+	return p;
+}
+
+/* A faulting vector ends a process_vm_readv: the prefetch resumes after
+ * it, so the lines behind a hole are fetched in the same prefetch. */
+START_TEST(test_prefetch_resumes)
+{
+	struct mem *m = mem_create_live(getpid());
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = holes(pg, 5);
+	uint64_t addrs[5];
+	uint64_t calls, hits;
+	char c;
+
+	for (int i = 0; i < 5; i++)
+		addrs[i] = (uintptr_t)p + i * pg + 600;
+	mem_prefetch(m, addrs, 5);
+	/* Three calls: 0 (then the hole at 1), 2 (then 3), 4. */
+	ck_assert_uint_eq(m->stats.syscalls, 3);
+	calls = m->stats.syscalls;
+	hits = m->stats.cache_hits;
+	for (int i = 0; i < 5; i += 2) {
+		ck_assert_int_eq(mem_read(m, addrs[i], &c, 1), 0);
+		ck_assert_int_eq(c, 'A' + i);
+	}
+	ck_assert_uint_eq(m->stats.syscalls, calls);
+	ck_assert_uint_eq(m->stats.cache_hits, hits + 3);
+	/* The holes are left to the reads, which fail. */
+	ck_assert_int_eq(mem_read(m, addrs[1], &c, 1), -1);
+	ck_assert_int_eq(mem_read(m, addrs[3], &c, 1), -1);
+	/* A flush forgets them all. */
+	mem_flush(m);
+	calls = m->stats.syscalls;
+	ck_assert_int_eq(mem_read(m, addrs[4], &c, 1), 0);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	for (int i = 0; i < 5; i += 2)
+		munmap(p + i * pg, pg);
+	mem_destroy(m);
+}
+END_TEST
+
+/* Many holes: a prefetch gives up after a bounded number of faults, the
+ * lines behind the last one are read on demand, correctly. */
+START_TEST(test_prefetch_fault_bound)
+{
+	struct mem *m = mem_create_live(getpid());
+	long pg = sysconf(_SC_PAGESIZE);
+	enum { N = 40 };
+	char *p = holes(pg, N);
+	uint64_t addrs[N];
+	uint64_t calls;
+	int fetched = 0;
+	char c;
+
+	for (int i = 0; i < N; i++)
+		addrs[i] = (uintptr_t)p + i * pg;
+	mem_prefetch(m, addrs, N);
+	ck_assert_uint_gt(m->stats.syscalls, 1);
+	ck_assert_uint_lt(m->stats.syscalls, N / 2);
+	for (int i = 0; i < N; i += 2) {
+		calls = m->stats.syscalls;
+		ck_assert_int_eq(mem_read(m, addrs[i], &c, 1), 0);
+		ck_assert_int_eq(c, 'A' + i);
+		fetched += m->stats.syscalls == calls;
+	}
+	/* The first lines came with the prefetch, the last did not. */
+	ck_assert_int_gt(fetched, 2);
+	ck_assert_int_lt(fetched, N / 2);
+	for (int i = 0; i < N; i += 2)
+		munmap(p + i * pg, pg);
+	mem_destroy(m);
+}
+END_TEST
+
+/* What a round read, cache hits included, is what the next round
+ * prefetches: round after round, one system call fetches it all. */
+START_TEST(test_hot_lines)
+{
+	struct mem *m = mem_create_live(getpid());
+	uint64_t a = (uintptr_t)buffer, b = (uintptr_t)buffer + 4096;
+	uint64_t w, calls;
+
+	mem_hot_begin(m);
+	ck_assert_int_eq(mem_read_u64(m, a, &w), 0);
+	ck_assert_int_eq(mem_read_u64(m, b, &w), 0);
+	mem_hot_end(m);
+	for (int round = 0; round < 3; round++) {
+		mem_flush(m);
+		calls = m->stats.syscalls;
+		mem_prefetch_hot(m);
+		mem_hot_begin(m);
+		ck_assert_int_eq(mem_read_u64(m, a, &w), 0);
+		ck_assert_int_eq(mem_read_u64(m, b, &w), 0);
+		mem_hot_end(m);
+		ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	}
+	mem_destroy(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -92,6 +207,9 @@ main(void)
 
 	tcase_add_test(tc, test_read_and_cache);
 	tcase_add_test(tc, test_failures);
+	tcase_add_test(tc, test_prefetch_resumes);
+	tcase_add_test(tc, test_prefetch_fault_bound);
+	tcase_add_test(tc, test_hot_lines);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
