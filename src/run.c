@@ -471,10 +471,11 @@ summary(const struct run_ctx *c)
 	if (c->o->subprocesses || c->o->npids > 1)
 		fprintf(stderr, "; %zu processes", c->nprocs);
 	if (c->o->nonblocking)
-		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%)",
+		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%), %llu stacks kept to their settled part under [torn]",
 			(unsigned long long)st->torn,
 			(unsigned long long)st->rereads,
-			st->rereads ? 100.0 * st->torn / st->rereads : 0.0);
+			st->rereads ? 100.0 * st->torn / st->rereads : 0.0,
+			(unsigned long long)st->torn_kept);
 	if (debug_enabled && !c->o->nonblocking)
 		fprintf(stderr, "; second reads %llu, torn %llu, GVL in transit past the spin %llu",
 			(unsigned long long)st->rereads,

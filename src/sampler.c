@@ -169,6 +169,10 @@ sampler_fini(struct sampler *s)
 	s->texts = NULL;
 	free(s->stacks);
 	s->stacks = NULL;
+	free(s->nb);
+	s->nb = NULL;
+	free(s->nb_at);
+	s->nb_at = NULL;
 	sample_mn_destroy(s->mn);
 	s->mn = NULL;
 }

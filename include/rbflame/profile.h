@@ -198,6 +198,9 @@ struct profile_stats {
 	uint64_t per_state[PROFILE_STATES]; /* samples per state */
 	uint64_t rereads;	/* Ruby reads checked against a second read */
 	uint64_t torn;		/* ... that found the stacks changed */
+	uint64_t torn_kept;	/* --nonblocking: stacks still changing after
+				 * every re-read, kept to the root part the
+				 * last two reads agree on, under [torn] */
 	uint64_t gvl_transit;	/* ticks whose GVL found no owner while
 				 * threads waited for it */
 	uint64_t threads_left_out; /* --thread: stacks of threads that did

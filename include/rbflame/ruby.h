@@ -265,6 +265,8 @@ const char *ruby_check_name(enum ruby_check c);
 struct ruby_reader_stats {
 	uint64_t bad_frames;	/* frames that failed validation */
 	uint64_t bad_stacks;	/* stacks dropped */
+	uint64_t leaf_transit;	/* leaf frames left out, being pushed or
+				 * popped (the stack is its caller's) */
 	uint64_t string_sets;	/* times the labels and paths kept were
 				 * let go (at RUBY_READER_STRINGS_MAX) */
 };

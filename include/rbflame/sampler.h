@@ -99,6 +99,17 @@ struct sampler {
 	int stacks_cap;
 	int nstacks;		/* how many the last read filled */
 	struct sample_mn *mn;	/* M:N threads' numbers, NULL until one */
+	/* --nonblocking: the previous read's frames, root first, and whose
+	 * they are (src/sample/ruby_tick.c) */
+	struct nb_frame *nb;
+	size_t nb_cap;
+	struct nb_thread {
+		uint64_t thread;	/* rb_thread_t * */
+		size_t at;		/* its first frame in nb */
+		int n;			/* its frames */
+	} *nb_at;
+	size_t nb_threads_cap;
+	int nb_n;
 	struct sampler_native *nat; /* --native: its state, NULL until first
 				 * used */
 	struct target_thread *prestop; /* the GVL holder interrupted by

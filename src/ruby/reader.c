@@ -1319,6 +1319,15 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 			 * be one the program never had (A#run;A#hand with
 			 * the A#a6 between them missing). */
 			if (iseq_frame_cached(r, iseq, pc, ep, out) < 0) {
+				/* The leaf alone may be in transit (a call
+				 * pushing it, a return popping it): the stack
+				 * without it is its caller's, a moment before
+				 * or after. Dropping the sample instead loses
+				 * the most samples where calls are densest. */
+				if (i == 0) {
+					r->stats.leaf_transit++;
+					continue;
+				}
 				r->stats.bad_frames++;
 				return -1;
 			}
