@@ -9,7 +9,11 @@
 # method's measured cost per iteration so that the CPU time spent so far
 # moves to 60/30/10, whatever the machine's load does to the costs.
 #
-#   ruby accuracy.rb SECONDS
+#   ruby accuracy.rb SECONDS [calls]
+#
+# With "calls" each loop step is a call of a small method (Object#step),
+# so the stack changes millions of times a second: the workload on which
+# --nonblocking's reads tear most.
 #
 # At the end it prints one line:
 #
@@ -18,19 +22,40 @@
 # The loop body allocates nothing (no GC) and runs without frames of its
 # own, so a sample of the thread inside a, b or c has that frame as its leaf.
 
-def a(n)
-  i = 0
-  i += 1 while i < n
-end
+if ARGV[1] == "calls"
+  def step(i)
+    i + 1
+  end
 
-def b(n)
-  i = 0
-  i += 1 while i < n
-end
+  def a(n)
+    i = 0
+    i = step(i) while i < n
+  end
 
-def c(n)
-  i = 0
-  i += 1 while i < n
+  def b(n)
+    i = 0
+    i = step(i) while i < n
+  end
+
+  def c(n)
+    i = 0
+    i = step(i) while i < n
+  end
+else
+  def a(n)
+    i = 0
+    i += 1 while i < n
+  end
+
+  def b(n)
+    i = 0
+    i += 1 while i < n
+  end
+
+  def c(n)
+    i = 0
+    i += 1 while i < n
+  end
 end
 
 SHARE = { a: 0.6, b: 0.3, c: 0.1 }.freeze
@@ -40,7 +65,7 @@ def cpu
   Process.clock_gettime(Process::CLOCK_THREAD_CPUTIME_ID)
 end
 
-seconds = Float(ARGV.fetch(0) { abort "usage: #{$PROGRAM_NAME} SECONDS" })
+seconds = Float(ARGV.fetch(0) { abort "usage: #{$PROGRAM_NAME} SECONDS [calls]" })
 $stdout.sync = true
 spent = Hash.new(0.0)
 iters = Hash.new(0)
