@@ -208,6 +208,14 @@ void ruby_reader_destroy(struct ruby_reader *r);
  */
 void ruby_reader_set_locals(struct ruby_reader *r, bool on);
 
+/**
+ * Whether a Ruby frame that fails its checks cuts the stack instead of
+ * failing it: off by default; on for reads without a stop
+ * (--nonblocking), where such a frame was popped while the stack was
+ * read. The frames under it are kept, under a "[torn]" marker leaf.
+ */
+void ruby_reader_set_cut_torn(struct ruby_reader *r, bool on);
+
 /** The name of a state as data: "running", "gc_marking", "gc_sweeping",
  * "gc", "waiting_gvl", "no_gvl". */
 const char *ruby_state_name(enum ruby_state s);

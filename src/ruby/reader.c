@@ -116,6 +116,7 @@ struct ruby_reader {
 	uint32_t holder_samples, holder_not_runnable;
 	/* dump --locals: on, and what this read rendered */
 	bool locals_on;
+	bool cut_torn;		/* ruby_reader_set_cut_torn() */
 	struct ruby_locals **locals;	/* RUBY_MAX_LOCALS_FRAMES slots */
 	size_t nlocals;
 };
@@ -1218,6 +1219,12 @@ ruby_reader_set_locals(struct ruby_reader *r, bool on)
 		r->locals = xcalloc(RUBY_MAX_LOCALS_FRAMES, sizeof(*r->locals));
 }
 
+void
+ruby_reader_set_cut_torn(struct ruby_reader *r, bool on)
+{
+	r->cut_torn = on;
+}
+
 const char *
 ruby_state_name(enum ruby_state s)
 {
@@ -1247,7 +1254,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	uint64_t words;
 	const char *path = NULL;
 	int line = 0, first = 0;
-	bool truncated;
+	bool truncated, cut;
 
 	r->bad = false;
 	stack = rd64(r, ec + L->ec_vm_stack);
@@ -1302,6 +1309,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 
 	prefetch_frames(r, n);
 	st->nframes = 0;
+	cut = false;
 	for (uint64_t i = 0; i < n; i++) {
 		const uint64_t *f = r->cfps + i * sz / 8;
 		uint64_t pc = f[L->cfp_pc / 8], iseq = f[L->cfp_iseq / 8];
@@ -1329,7 +1337,15 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 					continue;
 				}
 				r->stats.bad_frames++;
-				return -1;
+				if (!r->cut_torn)
+					return -1;
+				/* Read without a stop: the frame was popped
+				 * since the control frames were read, and so
+				 * was every frame above it. What is under it
+				 * is the stack's settled part. */
+				st->nframes = 0;
+				cut = true;
+				continue;
 			}
 			out->locals = frame_locals(
 				r, iseq, ep, f[L->cfp_self / 8],
@@ -1371,6 +1387,16 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 			line = f->line;
 			first = f->first_line;
 		}
+	}
+	if (cut) {
+		if (!st->nframes)
+			return -1;
+		memmove(&st->frames[1], &st->frames[0],
+			(size_t)st->nframes * sizeof(st->frames[0]));
+		st->frames[0] = (struct ruby_frame){
+			.label = keep(r, "[torn]"),
+		};
+		st->nframes++;
 	}
 	if (truncated) {
 		struct ruby_frame *f = &st->frames[st->nframes++];
