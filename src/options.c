@@ -56,6 +56,10 @@ const char options_help_head[] =
 "                         target; a stack that changed under us is read\n"
 "                         again, or kept to its settled part under [torn]\n"
 "                         (the summary gives the torn rate)\n"
+"      --max-pause PCT    stop a Ruby process at most PCT% of the wall\n"
+"                         time; ticks past that budget are read without\n"
+"                         stopping, as with --nonblocking (default: no\n"
+"                         budget)\n"
 "      --thread REGEX     only the threads whose name or tid matches REGEX\n"
 "                         (POSIX extended); no other is stopped, unless it\n"
 "                         holds Ruby's GVL\n"
@@ -120,6 +124,7 @@ enum {
 	/* Forking servers and reading without stops (issue #9). */
 	OPT_SUBPROCESSES,
 	OPT_NONBLOCKING,
+	OPT_MAX_PAUSE,
 	OPT_THREAD,
 	OPT_MAX_FRAMES,
 };
@@ -141,6 +146,7 @@ static const struct option long_options[] = {
 	/* Forking servers and reading without stops (issue #9). */
 	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
 	{ "nonblocking", no_argument, NULL, OPT_NONBLOCKING },
+	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -492,6 +498,13 @@ options_parse(int argc, char **argv, const struct options_formats *formats,
 			break;
 		case OPT_NONBLOCKING:
 			o->nonblocking = true;
+			break;
+		case OPT_MAX_PAUSE:
+			if (parse_double(optarg, &o->max_pause) < 0 ||
+			    o->max_pause < 0.01 || o->max_pause > 100)
+				return options_fail(err, errlen,
+					    "invalid --max-pause '%s': expected a percentage of wall time from 0.01 to 100",
+					    optarg);
 			break;
 		case OPT_THREAD:
 			if (options_thread_check(optarg, err, errlen) < 0)

@@ -391,6 +391,7 @@ tracer_run(struct run_ctx *c)
 				.function = o->function,
 				.cpu = o->cpu,
 				.nonblocking = o->nonblocking,
+				.max_pause = o->max_pause / 100,
 				.subprocesses = o->subprocesses ||
 						o->npids > 1,
 				.native = o->native,
@@ -470,7 +471,15 @@ summary(const struct run_ctx *c)
 		summary_states(st);
 	if (c->o->subprocesses || c->o->npids > 1)
 		fprintf(stderr, "; %zu processes", c->nprocs);
-	if (c->o->nonblocking)
+	if (c->o->max_pause > 0)
+		fprintf(stderr, "; stopped %.2f%% of the time (--max-pause %g%%), %llu ticks read without stopping",
+			st->duration_s > 0
+				? 100.0 * (double)st->stop_ns_total / 1e9 /
+					  st->duration_s /
+					  (double)(c->nprocs ? c->nprocs : 1)
+				: 0.0,
+			c->o->max_pause, (unsigned long long)st->unstopped);
+	if (c->o->nonblocking || c->o->max_pause > 0)
 		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%), %llu stacks kept to their settled part under [torn]",
 			(unsigned long long)st->torn,
 			(unsigned long long)st->rereads,

@@ -128,6 +128,9 @@ struct options {
 	/* Forking servers and reading without stops (issue #9). */
 	bool subprocesses;	/* --subprocesses: follow forks */
 	bool nonblocking;	/* --nonblocking: never stop a Ruby target */
+	double max_pause;	/* --max-pause PCT: the share of wall time a
+				 * Ruby process may spend stopped, percent;
+				 * 0: no budget */
 	const char *thread_regex; /* --thread: only the threads whose name or
 				 * tid matches (checked by regcomp) */
 	uint32_t max_frames;	/* --max-frames N: 0 no cap */

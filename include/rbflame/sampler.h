@@ -47,6 +47,9 @@ struct sampler_options {
 	bool function;		/* Ruby frames at the method's first line */
 	bool cpu;		/* only threads on a CPU */
 	bool nonblocking;	/* Ruby: never stop a thread, read twice */
+	double max_pause;	/* Ruby: the share of wall time the process
+				 * may spend stopped (0..1); ticks past it are
+				 * read as with nonblocking; 0: no budget */
 	bool subprocesses;	/* root stacks at 'process PID "CMD"' */
 	bool native;		/* --native: weave native frames into Ruby
 				 * stacks */
@@ -110,6 +113,12 @@ struct sampler {
 	} *nb_at;
 	size_t nb_threads_cap;
 	int nb_n;
+	/* --max-pause: the stop time this process may still spend, ns (a
+	 * debt when negative), and when it last grew */
+	double pause_credit_ns;
+	uint64_t pause_at_ns;
+	uint64_t pause_last_ns;	/* what the last stop took */
+	bool pause_said;	/* the budget's note printed */
 	struct sampler_native *nat; /* --native: its state, NULL until first
 				 * used */
 	struct target_thread *prestop; /* the GVL holder interrupted by

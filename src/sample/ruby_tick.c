@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rbflame/error.h"
 #include "rbflame/mem.h"
 #include "rbflame/profile.h"
 #include "rbflame/ruby.h"
@@ -186,6 +187,42 @@ nonblocking_read(struct sampler *s)
 	return n;
 }
 
+/*
+ * --max-pause: whether this tick can afford to stop the process. The
+ * budget grows with wall time at the share allowed, up to one second's
+ * worth (a burst no larger than that), and each stop spends what it
+ * took, from the holder's interrupt to the last resume; a stop that cost
+ * more leaves a debt. A tick stops when the credit covers what the last
+ * stop took (or is full: a stop dearer than a second's budget is paid
+ * off before the next); otherwise it reads without stopping, as
+ * --nonblocking does.
+ */
+static bool
+pause_affordable(struct sampler *s, uint64_t now)
+{
+	double cap = s->opt.max_pause * 1e9;
+
+	if (s->opt.max_pause <= 0)
+		return true;
+	if (!s->pause_at_ns)
+		s->pause_credit_ns = cap;
+	else if (now > s->pause_at_ns)
+		s->pause_credit_ns += (double)(now - s->pause_at_ns) *
+				      s->opt.max_pause;
+	if (s->pause_credit_ns > cap)
+		s->pause_credit_ns = cap;
+	s->pause_at_ns = now;
+	if (s->pause_credit_ns >= (double)s->pause_last_ns ||
+	    s->pause_credit_ns >= cap)
+		return true;
+	if (!s->pause_said) {
+		s->pause_said = true;
+		notice_msg("process %d: its stops would take more than %g%% of the time (--max-pause): ticks past that are read without stopping",
+		     (int)s->pid, s->opt.max_pause * 100);
+	}
+	return false;
+}
+
 /* Stops the thread holding the GVL (or, the GVL in transit, those that
  * may take it), reads all stacks, resumes. When no thread we hold owns the GVL (none held it, or
  * the one we stopped had just released it), another may take it while we
@@ -205,9 +242,13 @@ sample_ruby_tick(struct sampler *s)
 	/* A holder interrupted with the other processes' stopped since. */
 	if (s->prestop)
 		t0 = s->prestop->interrupted_ns;
-	if (s->opt.nonblocking) {
+	if (s->opt.nonblocking || !pause_affordable(s, t0)) {
+		if (!s->opt.nonblocking)
+			s->prof->stats.unstopped++;
 		mem_flush(s->mem);
+		ruby_reader_set_cut_torn(s->ruby, true);
 		n = nonblocking_read(s);
+		ruby_reader_set_cut_torn(s->ruby, false);
 		frozen = true;
 		goto record;
 	}
@@ -232,8 +273,14 @@ sample_ruby_tick(struct sampler *s)
 			s->prof->stats.torn++;
 	}
 	sample_gvl_release(s, &h);
-	if (h.n)
-		profile_times_note(&s->prof->stats.stop, now_ns() - t0);
+	if (h.n) {
+		uint64_t took = now_ns() - t0;
+
+		profile_times_note(&s->prof->stats.stop, took);
+		s->prof->stats.stop_ns_total += took;
+		s->pause_last_ns = took;
+		s->pause_credit_ns -= (double)took;
+	}
 record:
 	if (n < 0 || !frozen) {
 		/* Unreadable, or still changing after every re-read: a torn

@@ -13,7 +13,11 @@
 # Then the same with --nonblocking on the call-heavy workload (each loop
 # step a call of Object#step, the stack never still): reads that tear
 # must not bias the split (stacks cut to their settled part still hold
-# a, b or c), and at most 5% of the ticks may lose their sample.
+# a, b or c), and at most 5% of the ticks may lose their sample. Then
+# the plain workload with --max-pause 1: at 1000 Hz stops of ~0.1 ms
+# would take ~10% of the time, so most ticks are read without stopping;
+# the split must still hold, and each run be stopped at most 1.1% of
+# the time (the budget, and the second's worth it starts with).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -43,11 +47,13 @@ SECS=${ACCURACY_SECONDS:-15}
 # the samples in a, b and c reach WANT (8 runs at most): both splits are
 # summed over the runs, samples on one side, the workload's CPU seconds
 # on the other, and must agree within 2 points. The ticks and the
-# samples dropped are summed too (DROPPED, TICKS).
+# samples dropped are summed too (DROPPED, TICKS); with --max-pause, the
+# ticks read without stopping (UNSTOPPED) and each run's stopped share
+# of the time (PAUSED, percentages).
 accuracy() {
 	local me=$1 wmode=$2 run a b c m sa=0 sb=0 sc=0 ca=0 cb=0 cc=0
 	shift 2
-	DROPPED=0 TICKS=0
+	DROPPED=0 TICKS=0 PAUSED= UNSTOPPED=0
 	for ((run = 1; ; run++)); do
 		run_rbflame $me$run $((SECS + 120)) "$@" -r 1000 \
 			-o "$T/$me$run.folded" -- "$RUBY" "$WL" "$SECS" $wmode
@@ -67,6 +73,11 @@ accuracy() {
 			"$T/$me$run.err")"
 		[ -n "$m" ] || fail "$me: no summary line: $(tail -n 1 "$T/$me$run.err")"
 		TICKS=$((TICKS + ${m% *})) DROPPED=$((DROPPED + ${m#* }))
+		m=$(sed -n 's/.*; stopped \([0-9.]*\)% of the time (--max-pause [0-9.]*%), \([0-9]*\) ticks read without stopping.*/\1 \2/p' \
+			"$T/$me$run.err")
+		if [ -n "$m" ]; then
+			PAUSED="$PAUSED ${m% *}" UNSTOPPED=$((UNSTOPPED + ${m#* }))
+		fi
 		[ $((sa + sb + sc)) -lt "$WANT" ] || break
 		[ "$run" -lt 8 ] ||
 			fail "only $((sa + sb + sc)) samples in a, b or c in 8 runs of $SECS s, want $WANT"
@@ -107,3 +118,15 @@ say "--nonblocking, call-heavy: each method's share within 2 points;" \
 	"$DROPPED of $TICKS ticks dropped their sample"
 [ $((DROPPED * 100)) -le $((TICKS * 5)) ] ||
 	fail "--nonblocking, call-heavy: $DROPPED of $TICKS ticks dropped their sample, 5% allowed"
+
+accuracy mp "" --max-pause 1
+[ -n "$PAUSED" ] || fail "--max-pause 1: no stopped share on the summary line"
+say "--max-pause 1: each method's share within 2 points; stopped" \
+	"$PAUSED% of the time; $UNSTOPPED of $TICKS ticks read without stopping"
+for p in $PAUSED; do
+	# The budget, and the second's worth it may start with.
+	perl -e 'exit($ARGV[0] <= 1.1 ? 0 : 1)' "$p" ||
+		fail "--max-pause 1: stopped $p% of the time"
+done
+[ "$UNSTOPPED" -gt 0 ] ||
+	fail "--max-pause 1 at 1000 Hz: no tick read without stopping"
