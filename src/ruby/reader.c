@@ -117,6 +117,7 @@ struct ruby_reader {
 	/* dump --locals: on, and what this read rendered */
 	bool locals_on;
 	bool cut_torn;		/* ruby_reader_set_cut_torn() */
+	bool bad_leaf_or_cut;	/* this stack lost its leaf or was cut */
 	struct ruby_locals **locals;	/* RUBY_MAX_LOCALS_FRAMES slots */
 	size_t nlocals;
 };
@@ -1310,6 +1311,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 	prefetch_frames(r, n);
 	st->nframes = 0;
 	cut = false;
+	r->bad_leaf_or_cut = false;
 	for (uint64_t i = 0; i < n; i++) {
 		const uint64_t *f = r->cfps + i * sz / 8;
 		uint64_t pc = f[L->cfp_pc / 8], iseq = f[L->cfp_iseq / 8];
@@ -1334,6 +1336,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 				 * the most samples where calls are densest. */
 				if (i == 0) {
 					r->stats.leaf_transit++;
+					r->bad_leaf_or_cut = true;
 					continue;
 				}
 				r->stats.bad_frames++;
@@ -1345,6 +1348,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 				 * is the stack's settled part. */
 				st->nframes = 0;
 				cut = true;
+				r->bad_leaf_or_cut = true;
 				continue;
 			}
 			out->locals = frame_locals(
@@ -1388,9 +1392,11 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 			first = f->first_line;
 		}
 	}
+	/* Nothing but a leaf in transit, or under a popped frame: no stack
+	 * to keep (an empty one reads as a thread not started). */
+	if (!st->nframes && n > 0 && r->bad_leaf_or_cut)
+		return -1;
 	if (cut) {
-		if (!st->nframes)
-			return -1;
 		memmove(&st->frames[1], &st->frames[0],
 			(size_t)st->nframes * sizeof(st->frames[0]));
 		st->frames[0] = (struct ruby_frame){
