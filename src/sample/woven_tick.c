@@ -257,7 +257,7 @@ record_woven(struct sampler *s, struct sampler_native *n,
 void
 sample_woven_tick(struct sampler *s)
 {
-	struct gvl_hold h = { .keep = false };
+	struct gvl_hold h = { .keep = false, .prefetch = true };
 	struct target_thread *held;
 	struct sampler_native *nat;
 	bool frozen;
@@ -302,6 +302,10 @@ sample_woven_tick(struct sampler *s)
 						    &nat->stopping[i]);
 		}
 	}
+	/* What the holder's stop read (its Ruby stacks, its native stack):
+	 * fetched in one go at the next tick's stop. The other threads'
+	 * stacks are read after a flush each, below. */
+	mem_hot_end(s->mem);
 	/* The interrupted ones: each stop awaited, unwound, resumed. */
 	for (int i = 0; i < n; i++) {
 		uint64_t stop;
