@@ -77,7 +77,7 @@ enum {
 #define RS_CACHE_SIZE 1024
 /* CFI rows cached: all of them are dropped when this many are, so a
  * target making new code forever costs bounded memory (with libunwind
- * 1.6's 200-byte states, about 8 MiB). */
+ * 1.6.2's 184-byte states and 32-byte rows, 7 MiB at most). */
 #define MAX_ROWS 32768
 /* Rows learned of one function at most: more, and it is stepped with
  * unw_step() every time. */
