@@ -21,6 +21,7 @@
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
 #include "rbflame/symtab.h"
+#include "rbflame/u64map.h"
 #include "rbflame/unwind.h"
 #include "rbflame/xmalloc.h"
 #include "sample/sample.h"
@@ -117,7 +118,7 @@ sampler_init(struct sampler *s, struct target *t, struct profile *prof,
 	s->prof = prof;
 	s->opt = *opt;
 	s->start_ns = start_ns;
-	s->names = ip_cache_create();
+	s->names = u64map_create();
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
 	t->thread_gone = thread_gone;
 	t->thread_gone_arg = s;
@@ -141,7 +142,7 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 	s->prof = parent->prof;
 	s->opt = parent->opt;
 	s->start_ns = parent->start_ns;
-	s->names = ip_cache_create();
+	s->names = u64map_create();
 	s->texts = xcalloc(TEXT_SLOTS, sizeof(*s->texts));
 	if (setup_or_undo(s) < 0)
 		return -1;
@@ -163,7 +164,7 @@ void
 sampler_fini(struct sampler *s)
 {
 	teardown_process(s);
-	ip_cache_destroy(s->names);
+	u64map_destroy(s->names);
 	s->names = NULL;
 	free(s->texts);
 	s->texts = NULL;
@@ -323,7 +324,7 @@ tick(struct sampler *s)
 	if (p->exec_seen) {
 		/* A new program image: new maps, new symbols. */
 		teardown_process(s);
-		ip_cache_clear(s->names);
+		u64map_clear(s->names);
 		s->have_proc_root = false;
 		p->exec_seen = false;
 		t->exec_seen = false;

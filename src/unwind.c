@@ -8,11 +8,21 @@
  * module holding an ip, its .eh_frame_hdr binary-search table, handed to
  * libunwind's dwarf_search_unwind_table() as a remote table.
  *
- * Owns one libunwind address space (with its global register-state
- * cache, so a hot ip costs no CFI parsing) and, per executable mapping,
- * the table description plus local copies of the target's .eh_frame_hdr
- * and .eh_frame. Those are read-only, so they are read from the target
- * once and stay valid until symtab reports that the maps changed.
+ * Owns one libunwind address space and, per executable mapping, the
+ * table description plus local copies of the target's .eh_frame_hdr and
+ * .eh_frame. Those are read-only, so they are read from the target once
+ * and stay valid until symtab reports that the maps changed.
+ *
+ * Also owns a cache of CFI rows: for each function met, the register
+ * state libunwind computes for each range of its code
+ * (unw_reg_states_iterate()), which a step applies with
+ * unw_apply_reg_state(). unw_step() would look the state up in
+ * libunwind's own cache, whose lock masks all signals around it: two
+ * rt_sigprocmask per frame, about half of a 49-frame unwind. (The
+ * per-thread cache that takes no lock is not built in Debian's
+ * libunwind 1.6.2: unw_set_caching_policy() turns UNW_CACHE_PER_THREAD
+ * into UNW_CACHE_GLOBAL.) unw_step() stays the fallback for code
+ * without CFI, where it guesses by the frame pointer.
  */
 #include "config.h"
 
@@ -62,8 +72,16 @@ enum {
 #define MAX_FRAME_BYTES (64u << 20)
 #define COPY_CHUNK (64u << 10)
 #define MAX_MODULES 4096
-/* libunwind's register-state cache (rounded to a power of two). */
+/* libunwind's register-state cache (rounded to a power of two), used
+ * only by the unw_step() fallback. */
 #define RS_CACHE_SIZE 1024
+/* CFI rows cached: all of them are dropped when this many are, so a
+ * target making new code forever costs bounded memory (with libunwind
+ * 1.6.2's 184-byte states and 32-byte rows, 7 MiB at most). */
+#define MAX_ROWS 32768
+/* Rows learned of one function at most: more, and it is stepped with
+ * unw_step() every time. */
+#define MAX_FDE_ROWS 1024
 
 /* One executable mapping and how to unwind through it. */
 struct umod {
@@ -74,6 +92,14 @@ struct umod {
 	uint64_t hdr_addr, hdr_len;
 	uint8_t *frame; /* copy of .eh_frame, or NULL */
 	uint64_t frame_addr, frame_len;
+};
+
+/* The register state of [start, end): an opaque libunwind state. */
+struct rs_row {
+	uint64_t start, end;
+	size_t state;		/* index in states */
+	bool signal;		/* a signal trampoline: its caller's ip is the
+				 * interrupted instruction, not a return */
 };
 
 #define BLOCKED_SCAN_WORDS 512	/* 4 KiB above sp searched for a frame */
@@ -90,6 +116,10 @@ struct unwinder {
 	size_t cur; /* the module last searched, if nmods */
 	bool has_cur;
 	const struct user_regs_struct *regs; /* during unwind_stack() */
+	struct rs_row *rows; /* sorted by start, disjoint */
+	size_t nrows, rows_cap;
+	unsigned char *states; /* nstates of state_size bytes */
+	size_t nstates, states_cap, state_size;
 };
 
 static void
@@ -103,6 +133,9 @@ clear_modules(struct unwinder *u)
 	}
 	u->nmods = 0;
 	u->has_cur = false;
+	/* Code at a cached address may be other code now. */
+	u->nrows = 0;
+	u->nstates = 0;
 }
 
 /* Copies len bytes of target memory in pieces mem.c reads directly. */
@@ -423,6 +456,155 @@ static const unw_accessors_t accessors = {
     .get_proc_name = get_proc_name,
 };
 
+/* The first row at or after ip's, in u->rows. */
+static size_t
+row_index(const struct unwinder *u, uint64_t ip)
+{
+	size_t lo = 0, hi = u->nrows;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (u->rows[mid].end <= ip)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static const struct rs_row *
+row_find(const struct unwinder *u, uint64_t ip)
+{
+	size_t i = row_index(u, ip);
+
+	if (i < u->nrows && u->rows[i].start <= ip)
+		return &u->rows[i];
+	return NULL;
+}
+
+/* The rows of one function, as unw_reg_states_iterate() reports them. */
+struct learning {
+	struct unwinder *u;
+	struct rs_row rows[MAX_FDE_ROWS];
+	size_t n;
+	unsigned char *states; /* n states of u->state_size bytes */
+	size_t states_cap;
+};
+
+static int
+learn_row(void *token, void *state, size_t size, unw_word_t start,
+	  unw_word_t end)
+{
+	struct learning *l = token;
+	struct unwinder *u = l->u;
+
+	if (!u->state_size)
+		u->state_size = size;
+	/* Rows come in order, each after the last. */
+	if (size != u->state_size || l->n >= MAX_FDE_ROWS || start >= end ||
+	    (l->n > 0 && start < l->rows[l->n - 1].end))
+		return -UNW_EINVAL;
+	l->states = xgrowarray(l->states, &l->states_cap, l->n + 1, size);
+	memcpy(l->states + l->n * size, state, size);
+	l->rows[l->n] = (struct rs_row){ .start = start, .end = end,
+					 .state = l->n };
+	l->n++;
+	return 0;
+}
+
+/* Adds the rows of the function holding lookup (ip, or ip - 1 for a
+ * return address), with c at that frame; the row of lookup, or NULL
+ * when it has no CFI or its rows would not fit. */
+static const struct rs_row *
+row_learn(struct unwinder *u, unw_cursor_t *c, uint64_t lookup)
+{
+	const struct user_regs_struct *regs = u->regs;
+	struct user_regs_struct at = *regs;
+	struct learning *l = xcalloc(1, sizeof(*l));
+	const struct rs_row *r = NULL;
+	unw_cursor_t fn;
+	bool signal;
+	size_t i;
+	int ret;
+
+	/* A cursor of its own at lookup itself: libunwind looks a frame up
+	 * at ip - 1 or ip by state it keeps in the cursor, which the steps
+	 * that applied cached rows did not update. */
+	l->u = u;
+	at.rip = lookup;
+	u->regs = &at;
+	ret = unw_init_remote(&fn, u->as, u);
+	if (ret == 0)
+		ret = unw_reg_states_iterate(&fn, learn_row, l);
+	u->regs = regs;
+	if (ret < 0 || l->n == 0 || lookup < l->rows[0].start ||
+	    lookup >= l->rows[l->n - 1].end)
+		goto out;
+	signal = unw_is_signal_frame(c) > 0;
+	if (u->nrows + l->n > MAX_ROWS) {
+		u->nrows = 0;
+		u->nstates = 0;
+	}
+	/* Functions do not overlap; if two FDEs say otherwise, the first
+	 * one learned stays. */
+	i = row_index(u, l->rows[0].start);
+	if (i < u->nrows && u->rows[i].start < l->rows[l->n - 1].end)
+		goto out;
+	u->rows = xgrowarray(u->rows, &u->rows_cap, u->nrows + l->n,
+			     sizeof(*u->rows));
+	u->states = xgrowarray(u->states, &u->states_cap, u->nstates + l->n,
+			       u->state_size);
+	memmove(&u->rows[i + l->n], &u->rows[i],
+		(u->nrows - i) * sizeof(*u->rows));
+	memcpy(u->states + u->nstates * u->state_size, l->states,
+	       l->n * u->state_size);
+	for (size_t k = 0; k < l->n; k++) {
+		u->rows[i + k] = l->rows[k];
+		u->rows[i + k].state = u->nstates + k;
+		u->rows[i + k].signal = signal;
+	}
+	u->nrows += l->n;
+	u->nstates += l->n;
+	r = row_find(u, lookup);
+out:
+	free(l->states);
+	free(l);
+	return r;
+}
+
+/*
+ * Steps c to its caller: 1, 0 at the outermost frame, < 0 on error, as
+ * unw_step(). lookup is the address whose CFI row applies: the ip of the
+ * innermost frame or of one a signal interrupted, else ip - 1 (a return
+ * address may be the first byte of the next function). *signal: the
+ * frame is a signal trampoline. The end of the chain is marked as the
+ * x86-64 ABI says and unw_step() sees it: an undefined return address
+ * or rbp.
+ */
+static int
+step(struct unwinder *u, unw_cursor_t *c, uint64_t lookup, bool *signal)
+{
+	const struct rs_row *r = row_find(u, lookup);
+	unw_save_loc_t sl;
+	int ret;
+
+	if (!r)
+		r = row_learn(u, c, lookup);
+	if (!r) {
+		*signal = false;
+		return unw_step(c);
+	}
+	*signal = r->signal;
+	ret = unw_apply_reg_state(c, u->states + r->state * u->state_size);
+	if (ret <= 0)
+		return ret;
+	if (unw_get_save_loc(c, UNW_X86_64_RBP, &sl) == 0 &&
+	    sl.type == UNW_SLT_NONE)
+		return 0;
+	return 1;
+}
+
 struct unwinder *
 unwind_create(pid_t pid, struct mem *mem, struct symtab *st)
 {
@@ -487,6 +669,8 @@ unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 	}
 	u->regs = regs;
 	if (unw_init_remote(&c, u->as, u) == 0) {
+		bool exact = true; /* ip is no return address */
+
 		for (;;) {
 			if (unw_get_reg(&c, UNW_REG_IP, &ip) < 0 ||
 			    unw_get_reg(&c, UNW_REG_SP, &sp) < 0 || ip == 0)
@@ -498,7 +682,8 @@ unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 				break;
 			ips[n++] = ip;
 			prev_sp = sp;
-			if (n >= max || unw_step(&c) <= 0)
+			if (n >= max || step(u, &c, exact ? ip : ip - 1,
+					     &exact) <= 0)
 				break;
 		}
 	}
@@ -589,6 +774,8 @@ unwind_destroy(struct unwinder *u)
 		return;
 	clear_modules(u);
 	free(u->mods);
+	free(u->rows);
+	free(u->states);
 	unw_destroy_addr_space(u->as);
 	free(u);
 }

@@ -24,7 +24,7 @@
 struct mem;
 struct symtab;
 struct unwinder;
-struct ip_cache;
+struct u64map;
 struct ruby_reader;
 struct ruby_stack;
 struct sampler_native;
@@ -75,7 +75,7 @@ struct sampler {
 	struct mem *mem;
 	struct symtab *symtab;
 	struct unwinder *unwinder;
-	struct ip_cache *names;	/* ip -> frame id */
+	struct u64map *names;	/* ip << 1 | leaf -> frame id: the ip cache */
 	uint32_t jit_id;	/* the [JIT] frame's id, when jit_made */
 	bool jit_made;
 	struct text_slot *texts; /* Ruby frame -> frame id */

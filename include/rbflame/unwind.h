@@ -2,7 +2,8 @@
 /* Copyright (c) 2026 The rbflame authors */
 /*
  * Native stack unwinding of a stopped thread: libunwind's DWARF machinery
- * (remote address space, global register-state cache) fed by rbflame's
+ * (remote address space; the register state of each code range computed
+ * once and kept here, so that a step takes no lock) fed by rbflame's
  * own accessors: every read goes through struct mem, registers come from
  * a PTRACE_GETREGS snapshot, and the unwind tables are found from each
  * module's .eh_frame_hdr via symtab. Nothing here names frames.

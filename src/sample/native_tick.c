@@ -26,6 +26,7 @@
 #include "rbflame/schedule.h"
 #include "rbflame/symtab.h"
 #include "rbflame/target.h"
+#include "rbflame/u64map.h"
 #include "sample.h"
 
 #define BLOCK_PROBE_BYTES 256
@@ -60,7 +61,7 @@ record_native(struct sampler *s, pid_t tid, struct thread_priv *tp,
 		bool leaf = i == 0;
 		uint64_t ip = leaf ? ips[i] : ips[i] - 1;
 		bool found;
-		uint32_t *id = ip_cache_slot(s->names, ip << 1 | leaf, &found);
+		uint32_t *id = u64map_slot(s->names, ip << 1 | leaf, &found);
 
 		if (!found) {
 			char name[512];

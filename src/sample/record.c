@@ -2,7 +2,7 @@
 // Copyright (c) 2026 The rbflame authors
 /*
  * What a sample is made of: the frame ids of native addresses (the ip
- * cache) and of Ruby frames (formatted once), the roots ('process PID
+ * cache, s->names) and of Ruby frames (formatted once), the roots ('process PID
  * "CMD"', 'thread TID "NAME"'), a Ruby thread's state as leaf
  * pseudo-frames, the per-thread state the ticks keep, and the sample
  * itself. Used by every tick; touches no thread (the cpu-mode check
@@ -21,76 +21,9 @@
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
 #include "rbflame/symtab.h"
+#include "rbflame/u64map.h"
 #include "rbflame/xmalloc.h"
 #include "sample.h"
-
-/* ip -> frame id, so each address is named once. Key: ip << 1 | leaf. */
-struct ip_cache {
-	uint64_t *keys;
-	uint32_t *ids;
-	size_t n, cap;		/* cap is a power of two */
-};
-
-struct ip_cache *
-ip_cache_create(void)
-{
-	struct ip_cache *c = xcalloc(1, sizeof(*c));
-
-	c->cap = 1024;
-	c->keys = xcalloc(c->cap, sizeof(*c->keys));
-	c->ids = xcalloc(c->cap, sizeof(*c->ids));
-	return c;
-}
-
-void
-ip_cache_destroy(struct ip_cache *c)
-{
-	if (!c)
-		return;
-	free(c->keys);
-	free(c->ids);
-	free(c);
-}
-
-void
-ip_cache_clear(struct ip_cache *c)
-{
-	memset(c->keys, 0, c->cap * sizeof(*c->keys));
-	c->n = 0;
-}
-
-uint32_t *
-ip_cache_slot(struct ip_cache *c, uint64_t key, bool *found)
-{
-	size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (c->cap - 1);
-
-	while (c->keys[i] && c->keys[i] != key)
-		i = (i + 1) & (c->cap - 1);
-	*found = c->keys[i] == key;
-	if (!*found) {
-		if ((c->n + 1) * 2 > c->cap) {
-			struct ip_cache big = { .cap = c->cap * 2 };
-
-			big.keys = xcalloc(big.cap, sizeof(*big.keys));
-			big.ids = xcalloc(big.cap, sizeof(*big.ids));
-			for (size_t j = 0; j < c->cap; j++) {
-				bool f;
-
-				if (c->keys[j])
-					*ip_cache_slot(&big, c->keys[j], &f) =
-						c->ids[j];
-			}
-			big.n = c->n;
-			free(c->keys);
-			free(c->ids);
-			*c = big;
-			return ip_cache_slot(c, key, found);
-		}
-		c->keys[i] = key;
-		c->n++;
-	}
-	return &c->ids[i];
-}
 
 struct thread_priv *
 sample_priv(struct target_thread *th)
@@ -300,9 +233,7 @@ sample_thread_root(struct sampler *s, pid_t tid, struct thread_priv *tp)
 #define MN_MAX_THREADS (1u << 16)
 
 struct sample_mn {
-	uint64_t *keys;		/* rb_thread_t *, 0 for a free slot */
-	uint32_t *ids;
-	size_t n, cap;		/* cap is a power of two */
+	struct u64map *numbers;	/* rb_thread_t * -> its number */
 	uint32_t next;		/* the last number given */
 };
 
@@ -311,50 +242,15 @@ sample_mn_destroy(struct sample_mn *m)
 {
 	if (!m)
 		return;
-	free(m->keys);
-	free(m->ids);
+	u64map_destroy(m->numbers);
 	free(m);
 }
 
 void
 sample_mn_forget(struct sample_mn *m)
 {
-	if (!m)
-		return;
-	memset(m->keys, 0, m->cap * sizeof(*m->keys));
-	m->n = 0;
-}
-
-static uint32_t *
-mn_slot(struct sample_mn *m, uint64_t key)
-{
-	size_t i = (key * 0x9e3779b97f4a7c15ull) >> 20 & (m->cap - 1);
-
-	while (m->keys[i] && m->keys[i] != key)
-		i = (i + 1) & (m->cap - 1);
-	return &m->ids[i];
-}
-
-static void
-mn_grow(struct sample_mn *m)
-{
-	struct sample_mn big = { .cap = m->cap ? m->cap * 2 : 64 };
-
-	big.keys = xcalloc(big.cap, sizeof(*big.keys));
-	big.ids = xcalloc(big.cap, sizeof(*big.ids));
-	for (size_t j = 0; j < m->cap; j++) {
-		if (m->keys[j]) {
-			uint32_t *id = mn_slot(&big, m->keys[j]);
-
-			big.keys[id - big.ids] = m->keys[j];
-			*id = m->ids[j];
-		}
-	}
-	free(m->keys);
-	free(m->ids);
-	m->keys = big.keys;
-	m->ids = big.ids;
-	m->cap = big.cap;
+	if (m)
+		u64map_clear(m->numbers);
 }
 
 /* The number of Ruby thread th, given when first asked; 0 when the
@@ -364,24 +260,20 @@ mn_number(struct sampler *s, uint64_t th)
 {
 	struct sample_mn *m = s->mn;
 	uint32_t *id;
+	bool found;
 
-	if (!m)
+	if (!m) {
 		m = s->mn = xcalloc(1, sizeof(*m));
-	if ((m->n + 1) * 2 > m->cap) {
-		if (m->n >= MN_MAX_THREADS)
-			goto lookup_only;
-		mn_grow(m);
+		m->numbers = u64map_create();
 	}
-	id = mn_slot(m, th);
-	if (!m->keys[id - m->ids]) {
-		m->keys[id - m->ids] = th;
+	if (u64map_count(m->numbers) >= MN_MAX_THREADS) {
+		id = u64map_find(m->numbers, th);
+		return id ? *id : 0;
+	}
+	id = u64map_slot(m->numbers, th, &found);
+	if (!found)
 		*id = ++m->next;
-		m->n++;
-	}
 	return *id;
-lookup_only:
-	id = mn_slot(m, th);
-	return m->keys[id - m->ids] == th ? *id : 0;
 }
 
 /* Numbers the threads of the last read that have none, in the VM's

@@ -85,13 +85,6 @@ void sample_mn_note(struct sampler *s);
  * it. */
 pid_t sample_ruby_tid(struct sampler *s, const struct ruby_stack *st);
 
-/** ip -> frame id, so each address is named once (key: ip << 1 | leaf). */
-struct ip_cache *ip_cache_create(void);
-void ip_cache_destroy(struct ip_cache *c);
-void ip_cache_clear(struct ip_cache *c);
-/** The id slot of key; *found tells whether it was there already. */
-uint32_t *ip_cache_slot(struct ip_cache *c, uint64_t key, bool *found);
-
 /** th's per-thread state, made on first use (freed when th goes). */
 struct thread_priv *sample_priv(struct target_thread *th);
 /** --thread: whether the thread tid named name (may be "") is sampled. */

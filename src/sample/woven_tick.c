@@ -23,6 +23,7 @@
 #include "rbflame/schedule.h"
 #include "rbflame/symtab.h"
 #include "rbflame/target.h"
+#include "rbflame/u64map.h"
 #include "rbflame/unwind.h"
 #include "rbflame/weave.h"
 #include "rbflame/xmalloc.h"
@@ -37,7 +38,7 @@ struct native_info {
 
 struct sampler_native {
 	char *vm_module;	/* the VM's file, as maps shows it */
-	struct ip_cache *infos_by_ip; /* ip << 1 | leaf -> index in infos */
+	struct u64map *infos_by_ip; /* ip << 1 | leaf -> index in infos */
 	struct native_info *infos;
 	size_t ninfos, infos_cap;
 	uint64_t *ips;		/* per Ruby stack: SAMPLER_MAX_FRAMES ips */
@@ -57,7 +58,7 @@ sample_woven_destroy(struct sampler_native *n)
 	if (!n)
 		return;
 	free(n->vm_module);
-	ip_cache_destroy(n->infos_by_ip);
+	u64map_destroy(n->infos_by_ip);
 	free(n->infos);
 	free(n->ips);
 	free(n->nips);
@@ -95,7 +96,7 @@ native_state(struct sampler *s)
 	if (!n) {
 		n = s->nat = xcalloc(1, sizeof(*n));
 		n->vm_module = vm_module_path(s->pid);
-		n->infos_by_ip = ip_cache_create();
+		n->infos_by_ip = u64map_create();
 		debug_msg("--native: the VM's frames are those of %s",
 			  n->vm_module ? n->vm_module : "(no file found)");
 	}
@@ -120,7 +121,7 @@ native_info(struct sampler *s, struct sampler_native *n, uint64_t ip,
 	    bool leaf)
 {
 	bool found;
-	uint32_t *slot = ip_cache_slot(n->infos_by_ip, ip << 1 | leaf, &found);
+	uint32_t *slot = u64map_slot(n->infos_by_ip, ip << 1 | leaf, &found);
 	struct native_info *ni;
 	struct symtab_frame fr;
 	char name[512];
@@ -257,7 +258,7 @@ record_woven(struct sampler *s, struct sampler_native *n,
 void
 sample_woven_tick(struct sampler *s)
 {
-	struct gvl_hold h = { .keep = false };
+	struct gvl_hold h = { .keep = false, .prefetch = true };
 	struct target_thread *held;
 	struct sampler_native *nat;
 	bool frozen;
@@ -302,6 +303,10 @@ sample_woven_tick(struct sampler *s)
 						    &nat->stopping[i]);
 		}
 	}
+	/* What the holder's stop read (its Ruby stacks, its native stack):
+	 * fetched in one go at the next tick's stop. The other threads'
+	 * stacks are read after a flush each, below. */
+	mem_hot_end(s->mem);
 	/* The interrupted ones: each stop awaited, unwound, resumed. */
 	for (int i = 0; i < n; i++) {
 		uint64_t stop;
