@@ -226,6 +226,8 @@ probe_ruby(struct sampler *s)
 		s->vm = vm;
 		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
+		/* YJIT's code by the names of 'ruby --yjit-perf' (3.3+). */
+		symtab_name_jit(s->symtab, "yjit");
 		free(s->prof->meta.ruby_version);
 		s->prof->meta.ruby_version = xstrdup(vm.version);
 		debug_msg("Ruby %s: reading Ruby stacks", vm.version);
