@@ -153,6 +153,9 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 		s->vm = parent->vm;
 		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
+		/* Its own map: what YJIT compiles from now on (what it
+		 * compiled before the fork is in the parent's alone). */
+		symtab_name_jit(s->symtab, "yjit");
 	} else if (parent->mode == SAMPLER_NATIVE) {
 		s->mode = SAMPLER_NATIVE;
 	}
@@ -167,6 +170,9 @@ sampler_fini(struct sampler *s)
 	s->names = NULL;
 	free(s->texts);
 	s->texts = NULL;
+	free(s->jit_named);
+	s->jit_named = NULL;
+	s->jit_named_cap = 0;
 	free(s->stacks);
 	s->stacks = NULL;
 	sample_mn_destroy(s->mn);
