@@ -572,6 +572,15 @@ status_nspid(const char *path, pid_t *ids, int max)
 	return proc_nspid_parse(buf, ids, max);
 }
 
+int
+proc_status_nspid(pid_t pid, pid_t *ids, int max)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/%d/status", proc_dir, (int)pid);
+	return status_nspid(path, ids, max);
+}
+
 /* Reads the map again from the tasks' status files. */
 static void
 tidmap_read(struct proc_tidmap *m)

@@ -154,6 +154,9 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 		s->vm = parent->vm;
 		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
+		/* Its own map: what YJIT compiles from now on (what it
+		 * compiled before the fork is in the parent's alone). */
+		symtab_name_jit(s->symtab, "yjit");
 	} else if (parent->mode == SAMPLER_NATIVE) {
 		s->mode = SAMPLER_NATIVE;
 	}
@@ -168,6 +171,9 @@ sampler_fini(struct sampler *s)
 	s->names = NULL;
 	free(s->texts);
 	s->texts = NULL;
+	free(s->jit_named);
+	s->jit_named = NULL;
+	s->jit_named_cap = 0;
 	free(s->stacks);
 	s->stacks = NULL;
 	free(s->nb);
@@ -231,6 +237,8 @@ probe_ruby(struct sampler *s)
 		s->vm = vm;
 		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
 		s->mode = SAMPLER_RUBY;
+		/* YJIT's code by the names of 'ruby --yjit-perf' (3.3+). */
+		symtab_name_jit(s->symtab, "yjit");
 		free(s->prof->meta.ruby_version);
 		s->prof->meta.ruby_version = xstrdup(vm.version);
 		debug_msg("Ruby %s: reading Ruby stacks", vm.version);

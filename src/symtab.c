@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "rbflame/elf_sym.h"
+#include "rbflame/perfmap.h"
 #include "rbflame/proc.h"
 #include "rbflame/symtab.h"
 #include "rbflame/tfile.h"
@@ -63,6 +64,7 @@ struct symtab {
 	uint64_t generation;
 	uint64_t last_auto_reload_ns;
 	struct sfile *buckets[FILE_BUCKETS];
+	struct perfmap *jitmap; /* symtab_name_jit(), or NULL */
 };
 
 static uint64_t
@@ -394,13 +396,18 @@ symtab_frame_info(struct symtab *st, uint64_t ip, struct symtab_frame *out,
 	out->addr = ip;
 	if (lookup(st, ip, &mod, &f) < 0) {
 		if (symtab_is_jit(st, ip)) {
-			/* Every JIT address one frame: no name to tell them
-			 * apart, and an address means nothing a run later. */
-			out->jit = true;
-			out->symbol = SYMTAB_JIT_NAME;
+			const char *jname = st->jitmap
+						    ? perfmap_lookup(st->jitmap, ip)
+						    : NULL;
+
+			/* Every JIT address the map does not name is one
+			 * frame: an address means nothing a run later. */
+			out->jit = !jname;
+			out->jit_named = jname != NULL;
+			out->symbol = jname ? jname : SYMTAB_JIT_NAME;
 			out->addr = 0;
 			if (cap)
-				snprintf(buf, cap, "%s", SYMTAB_JIT_NAME);
+				snprintf(buf, cap, "%s", out->symbol);
 		} else if (cap) {
 			snprintf(buf, cap, "0x%" PRIx64, ip);
 		}
@@ -440,6 +447,24 @@ symtab_frame_info(struct symtab *st, uint64_t ip, struct symtab_frame *out,
 }
 
 void
+symtab_name_jit(struct symtab *st, const char *tag)
+{
+	char path[64];
+	pid_t ids[8];
+	pid_t own = st->pid;
+	int n;
+
+	if (st->jitmap || !st->files)
+		return;
+	/* The pid the JIT wrote in the name: its own, in its namespace. */
+	n = proc_status_nspid(st->pid, ids, 8);
+	if (n > 0)
+		own = ids[n - 1];
+	snprintf(path, sizeof(path), "/tmp/perf-%d.map", (int)own);
+	st->jitmap = perfmap_create(st->files, path, tag);
+}
+
+void
 symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap)
 {
 	struct symtab_frame fr;
@@ -454,6 +479,7 @@ symtab_destroy(struct symtab *st)
 
 	if (!st)
 		return;
+	perfmap_destroy(st->jitmap);
 	for (i = 0; i < FILE_BUCKETS; i++) {
 		struct sfile *f = st->buckets[i], *next;
 

@@ -92,6 +92,13 @@ int proc_tracer_pid(pid_t pid, pid_t *tracer);
  */
 int proc_nspid_parse(const char *status, pid_t *ids, int max);
 
+/**
+ * The NSpid ids of process pid (/proc/PID/status), as proc_nspid_parse():
+ * the last is the pid the process sees itself as. How many, 0 without an
+ * NSpid line, -1 with errno when the file cannot be read.
+ */
+int proc_status_nspid(pid_t pid, pid_t *ids, int max);
+
 /*
  * Thread ids of one process as it sees them (what gettid() returns in its
  * PID namespace, what glibc and Ruby store) mapped to ours (what ptrace and

@@ -184,7 +184,8 @@ void ruby_layout_format(const struct ruby_layout *L,
  */
 int ruby_layout_check(const struct ruby_layout *L, char *why, size_t cap);
 
-/** The first numeric field where a and b differ, NULL if none does. */
+/** The first numeric field where a and b differ, NULL if none does;
+ * yjit (whether the build has YJIT, a configure option) never counts. */
 const struct ruby_layout_field *ruby_layout_diff(const struct ruby_layout *a,
 						 const struct ruby_layout *b);
 

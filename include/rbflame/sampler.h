@@ -78,6 +78,9 @@ struct sampler {
 	struct u64map *names;	/* ip << 1 | leaf -> frame id: the ip cache */
 	uint32_t jit_id;	/* the [JIT] frame's id, when jit_made */
 	bool jit_made;
+	uint8_t *jit_named;	/* bit per frame id: JIT code a perf map
+				 * named ('[yjit] A#m') */
+	size_t jit_named_cap;	/* bytes of jit_named */
 	struct text_slot *texts; /* Ruby frame -> frame id */
 	uint64_t string_sets;	/* the reader's, when texts was last valid */
 	bool trim_pending;	/* the reader let strings go: give the free

@@ -72,6 +72,14 @@ int symtab_module(struct symtab *st, uint64_t ip, struct symtab_module *out);
 bool symtab_is_jit(struct symtab *st, uint64_t ip);
 
 /**
+ * From now on names JIT code from the perf map the target's JIT writes,
+ * /tmp/perf-PID.map in the target's root (PID as the target sees itself),
+ * read with its rights (perfmap.h): "[TAG] NAME" where the map has the
+ * address, "[JIT]" elsewhere. For Ruby, tag "yjit" (ruby --yjit-perf).
+ */
+void symtab_name_jit(struct symtab *st, const char *tag);
+
+/**
  * Names the code at ip (already ip - 1 for return addresses) into buf,
  * always terminated:
  *   "symbol"                  in the main executable,
@@ -79,15 +87,18 @@ bool symtab_is_jit(struct symtab *st, uint64_t ip);
  *   "0xADDR (libfoo.so.1)"    in a file but in no symbol; ADDR is the
  *                             link-time address (what addr2line wants)
  *                             when the file could be read, else ip,
- *   "[JIT]"                   in JIT code (symtab_is_jit()),
+ *   "[TAG] NAME"              in JIT code the perf map names
+ *                             (symtab_name_jit()),
+ *   "[JIT]"                   in other JIT code (symtab_is_jit()),
  *   "0xADDR"                  in no file-backed mapping; ADDR is ip.
  */
 void symtab_frame_name(struct symtab *st, uint64_t ip, char *buf, size_t cap);
 
 /** What symtab_frame_info() knows of an address. */
 struct symtab_frame {
-	const char *symbol;	/* NULL when in no symbol; SYMTAB_JIT_NAME in
-				 * JIT code */
+	const char *symbol;	/* NULL when in no symbol; in JIT code the
+				 * perf map's "[TAG] NAME", else
+				 * SYMTAB_JIT_NAME */
 	const char *module;	/* the file's path as maps shows it, or NULL */
 	char build_id[41];	/* hex, "" when the file has none */
 	uint64_t addr;		/* the symbol's link-time address; without a
@@ -95,7 +106,9 @@ struct symtab_frame {
 	uint64_t func_start;	/* runtime bounds [func_start, func_end) of a
 				 * sized symbol; both 0 when not known */
 	uint64_t func_end;
-	bool jit;		/* in JIT code: named SYMTAB_JIT_NAME, addr 0 */
+	bool jit;		/* in JIT code no perf map names: named
+				 * SYMTAB_JIT_NAME, addr 0 */
+	bool jit_named;		/* in JIT code the perf map names; addr 0 */
 };
 
 /**

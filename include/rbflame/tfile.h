@@ -24,6 +24,7 @@
 #define TFILE_CAP_ELF (1ull << 30)	  /* a mapped object, a debug file */
 #define TFILE_CAP_DEBUGLINK (256ull << 20) /* read whole for its CRC */
 #define TFILE_CAP_SOURCE (16ull << 20)	  /* a Ruby source for annotate */
+#define TFILE_CAP_PERFMAP (64ull << 20)  /* a JIT's perf map (perfmap.h) */
 
 /** File system credentials: whose rights a file is opened with. */
 struct tfile_creds {

@@ -420,6 +420,13 @@ sample_native_frame_id(struct sampler *s, const struct symtab_frame *fr,
 	if (fr->jit) {
 		s->jit_id = id;
 		s->jit_made = true;
+	} else if (fr->jit_named) {
+		size_t old = s->jit_named_cap;
+
+		s->jit_named = xgrowarray(s->jit_named, &s->jit_named_cap,
+					  id / 8 + 1, 1);
+		memset(s->jit_named + old, 0, s->jit_named_cap - old);
+		s->jit_named[id / 8] |= (uint8_t)(1u << (id % 8));
 	}
 	return id;
 }
@@ -427,7 +434,10 @@ sample_native_frame_id(struct sampler *s, const struct symtab_frame *fr,
 bool
 sample_frame_is_jit(const struct sampler *s, uint32_t id)
 {
-	return s->jit_made && id == s->jit_id;
+	if (s->jit_made && id == s->jit_id)
+		return true;
+	return id / 8 < s->jit_named_cap &&
+	       (s->jit_named[id / 8] >> (id % 8) & 1);
 }
 
 /* The frame id of one Ruby frame. */

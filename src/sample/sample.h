@@ -116,9 +116,11 @@ struct symtab_frame;
 uint32_t sample_native_frame_id(struct sampler *s,
 				const struct symtab_frame *fr,
 				const char *text);
-/** Is id the [JIT] frame? A run of JIT frames is recorded as one: every
- * JIT address has the same name, and a stack through JIT code unwinds
- * by guesses, so how many frames it shows means nothing. */
+/** Is id the [JIT] frame, or JIT code a perf map named? A run of one
+ * such frame is recorded as one: every unnamed JIT address has the same
+ * name, and a stack through JIT code unwinds by guesses, so how many
+ * frames it shows means nothing; a walk that ends in either is counted
+ * as ended in JIT code. */
 bool sample_frame_is_jit(const struct sampler *s, uint32_t id);
 /** The frame id of one Ruby frame. */
 uint32_t sample_ruby_frame_id(struct sampler *s, const struct ruby_frame *f);

@@ -18,7 +18,8 @@
 # chroot); {MARK} alone means {$FX:MARK}. One version-dependent form:
 # {times@FILE:MARK} is the location of an Integer#times frame: the caller's
 # {FILE:MARK} where Integer#times is a C function (Ruby <= 3.2), else
-# $TIMES_LOC, its place in <internal:numeric> (3.3+); '@REFINEMENT@' is
+# $TIMES_LOC, its place in <internal:numeric> (3.3+); {loop@FILE:MARK}
+# the same for Kernel#loop ($LOOP_LOC, <internal:kernel>); '@REFINEMENT@' is
 # $REFINEMENT, the class of a refinement module (Module on 2.7,
 # Refinement from 3.1). '@HEX@' stands for the hex digits of an anonymous
 # class; '@ADDR:NAME@' for the address the fixture logged as NAME
@@ -254,7 +255,8 @@ expect_rc() {
 # expand SPEC: the exact stack SPEC describes (see the top).
 expand() {
 	SPEC=$1 MARKS=$ROOT$TDIR SEEN=$TDIR FX=${FX:-} \
-		TIMES_LOC=${TIMES_LOC:-} REFINEMENT=${REFINEMENT:-} perl -e '
+		TIMES_LOC=${TIMES_LOC:-} LOOP_LOC=${LOOP_LOC:-} \
+		REFINEMENT=${REFINEMENT:-} perl -e '
 		my %cache;
 		sub line_of {
 			my ($file, $mark) = @_;
@@ -274,14 +276,18 @@ expand() {
 			return $hits[0];
 		}
 		sub loc {
-			my ($times, $f, $mark) = @_;
-			return "($ENV{TIMES_LOC})" if $times && $ENV{TIMES_LOC};
+			my ($kind, $f, $mark) = @_;
+			$kind //= "";
+			return "($ENV{TIMES_LOC})"
+			    if $kind eq "times@" && $ENV{TIMES_LOC};
+			return "($ENV{LOOP_LOC})"
+			    if $kind eq "loop@" && $ENV{LOOP_LOC};
 			$f //= $ENV{FX};
 			die "no file for marker $mark (set FX)\n" if !$f;
 			return "($ENV{SEEN}/$f:" . line_of($f, $mark) . ")";
 		}
 		my $s = $ENV{SPEC};
-		$s =~ s{\{(times\@)?(?:([^{}:\@]+):)?([^{}:\@]+)\}}{
+		$s =~ s{\{(times\@|loop\@)?(?:([^{}:\@]+):)?([^{}:\@]+)\}}{
 			loc($1, $2, $3)
 		}ge;
 		if ($s =~ /\@REFINEMENT\@/) {

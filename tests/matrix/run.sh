@@ -9,9 +9,9 @@
 #   3.1  bookworm, the host's    no chroot
 #   3.3  trixie                  chroot
 #   3.4  trixie + experimental   chroot; the exact version is recorded
-#   selfbuilt                    Debian's 3.1 source built static with -g
-#                                (scripts/ruby-selfbuilt 3.1), read with
-#                                the layout from its DWARF
+#   selfbuilt                    Debian's 3.3 source built static with -g
+#                                and YJIT (scripts/ruby-selfbuilt 3.3),
+#                                read with the layout from its DWARF
 #
 # The chroots are built (or reused) by scripts/ruby-chroot under
 # /var/cache/rbflame/chroots, and the self-built Ruby by
@@ -37,8 +37,9 @@
 #                   every local's value exact (check-locals.pl), stale
 #                   marks on the GVL holder's frames only; --json valid.
 #   matrix-vm       how the VM was found: the exported ruby_current_vm_ptr
-#                   (2.7, 3.1) or the structural search (Debian's 3.3 and
-#                   3.4 export nothing useful); then the structural search
+#                   (2.7, 3.1, the self-built Ruby's .symtab) or the
+#                   structural search (Debian's 3.3 and 3.4 export
+#                   nothing useful); then the structural search
 #                   forced (RBFLAME_NO_VM_EXPORT=1) on every version, and
 #                   the stacks of a dump made so.
 #   matrix-forked   'rbflame --threads -p CHILD -s 2 -r 200' on a child
@@ -155,36 +156,43 @@
 #                   untraced and running after; the target still makes
 #                   progress and counted the 7 SIGUSR1 sent.
 #
-# On the host's 3.1 alone (Debian's 3.3 and 3.4 are built without YJIT):
+# On the Rubies with YJIT, the host's 3.1 and the self-built 3.3 (Debian's
+# 3.3 and 3.4 are built without it):
 #
 #   matrix-yjit     tests/matrix/fixtures/yjit.rb plus and mult, warmed
-#                   up (every method called 100 times; YJIT 3.1 compiles
-#                   at the 10th call), 'rbflame -p PID -s 2 -r 200' by the
-#                   interpreter and under 'ruby --yjit': the interpreter's
-#                   run >= 95% in its exact stack, and the stacks of >= 5%
-#                   each the same in both runs but for the README's list
-#                   (section YJIT), each difference asserted: plus reads
-#                   its def line under YJIT (a frame JIT code pushed, pc
-#                   never written), mult gains Integer#* (YJIT 3.1 calls
-#                   the C method where the interpreter's opt_mult has no
-#                   frame).
+#                   up (every method called 100 times; YJIT compiles at
+#                   the 10th call on 3.1, the 30th on 3.3), 'rbflame -p
+#                   PID -s 2 -r 200' by the interpreter and under 'ruby
+#                   --yjit': the interpreter's run >= 95% in its exact
+#                   stack, and the stacks of >= 5% each the same in both
+#                   runs but for the README's list (section YJIT), each
+#                   difference asserted. 3.1: plus reads its def line
+#                   under YJIT (a frame JIT code pushed, pc never
+#                   written), mult gains Integer#* (YJIT 3.1 calls the C
+#                   method where the interpreter's opt_mult has no
+#                   frame). 3.3: none, lines included.
 #   native-yjit     'rbflame --native -p PID -s 2 -r 200' on yjit.rb plus
 #                   under --yjit: >= 80% of the samples have one [JIT]
 #                   frame right under the Ruby frames (YJIT's code: an
 #                   anonymous executable mapping), no frame anywhere is a
 #                   bare address, no two [JIT] frames in a row.
+#   native-yjit-perf (3.3) the same under 'ruby --yjit --yjit-perf':
+#                   >= 80% end in '[yjit] Worker#plus', the name of the
+#                   perf map the VM writes (/tmp/perf-PID.map, read
+#                   through the target's root), no bare address.
 #
 # and on the reader's fixtures (tests/ruby/fixtures), the expected stacks of
 # tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
 # included, one check each.
 #
 # The self-built Ruby stands for the Rubies users build (rbenv,
-# ruby-build): no libruby, the VM and its DWARF in the executable. Every
-# check above runs on it with RBFLAME_LAYOUT=dwarf (the DWARF layout or
-# a failure), plus
+# ruby-build): no libruby, the VM and its DWARF in the executable, and
+# YJIT, which Debian leaves out of its 3.3 and 3.4. Every check above
+# runs on it with RBFLAME_LAYOUT=dwarf (the DWARF layout or a failure),
+# the YJIT ones included, plus
 #
 #   matrix-layout   'rbflame dump -p PID --layout': the DWARF layout
-#                   equals the generated ruby_3_1_2 field for field (the
+#                   equals the generated ruby_3_3_8 field for field (the
 #                   build uses Debian's configure options; LAYOUT_DIFFS
 #                   names any field allowed to differ, and why), rbflame
 #                   says it reads with the DWARF, and warns of nothing.
@@ -199,7 +207,8 @@
 # line, as Ruby's backtraces do) and a Ruby method of <internal:numeric>
 # from 3.3, where its line is that of its 'yield' ({times@...} in the
 # specs; the line is Ruby's own caller_locations answer, so that a patch
-# release moving it breaks nothing). A refinement's method is
+# release moving it breaks nothing); Kernel#loop likewise, from 3.3 a
+# Ruby method of <internal:kernel> ({loop@...}). A refinement's method is
 # '#<Module:0x...>#m' on 2.7 and '#<Refinement:0x...>#m' from 3.1, where
 # refinements became instances of Refinement (@REFINEMENT@ in the specs).
 #
@@ -213,6 +222,11 @@
 . "$(dirname "$0")/lib-matrix.sh"
 
 VERSIONS=${MATRIX_VERSIONS:-2.7 3.1 3.3 3.4 selfbuilt}
+# The self-built Ruby: the release of Debian's source it is built from
+# (scripts/ruby-selfbuilt, with YJIT), and the generated layout of that
+# release, which its DWARF layout must equal.
+SELF_VERSION=3.3
+SELF_LAYOUT=ruby_3_3_8
 T0=$(now)
 
 [ "$(id -u)" = 0 ] || skip_or_fail "needs root (debootstrap, chroot)"
@@ -237,7 +251,7 @@ for v in $VERSIONS; do
 	selfbuilt)
 		# Niced: it compiles for minutes next to timed checks.
 		setsid -w nice -n 19 "$top_srcdir/scripts/ruby-selfbuilt" \
-			3.1 >"$T/build-$v.out" 2>"$T/build-$v.err" </dev/null &
+			"$SELF_VERSION" >"$T/build-$v.out" 2>"$T/build-$v.err" </dev/null &
 		BUILDER[$v]=$!
 		;;
 	*) fail "MATRIX_VERSIONS: unknown version $v (want 2.7 3.1 3.3 3.4 selfbuilt)" ;;
@@ -444,8 +458,10 @@ check_matrix_locals() {
 check_matrix_vm() {
 	local vm want_vm lib name want=
 	start_matrix
-	case $RVERSION in
-	2.7.* | 3.1.*) want_vm=exported ;;
+	# The self-built Ruby, static and unstripped, keeps the symbol in
+	# its .symtab, whatever its version.
+	case $tag:$RVERSION in
+	selfbuilt:* | *:2.7.* | *:3.1.*) want_vm=exported ;;
 	*) want_vm="found by search" ;;
 	esac
 	run_rbflame debug 30 --debug -p "$MXPID" -s 0.2 -r 50 \
@@ -461,7 +477,10 @@ check_matrix_vm() {
 				grep -c ' ruby_current_vm_ptr$' || true))"
 	fi
 	export RBFLAME_NO_VM_EXPORT=1
-	run_rbflame search 30 --debug -p "$MXPID" -s 0.2 -r 50 \
+	# 1 s: the self-built 3.3's DWARF (a 38 MB executable) takes 0.2 s
+	# to read before the search starts; -s 0.2 ended before the VM was
+	# found at load 13.
+	run_rbflame search 30 --debug -p "$MXPID" -s 1 -r 50 \
 		-o "$CT/search.folded"
 	expect_rc 0 "RBFLAME_NO_VM_EXPORT=1 rbflame --debug -p PID"
 	grep -q ': vm 0x[0-9a-f]* (found by search)' "$CT/search.err" ||
@@ -514,11 +533,22 @@ check_matrix_forked() {
 	kill_fixture "$child"
 }
 
-# Fields of the self-built 3.1's DWARF layout allowed to differ from the
-# generated ruby_3_1_2 (Debian's configure options, on the same source):
-# FIELD -> why. None: the build keeps every option that shapes a struct,
-# and identity fields (version, source) are not compared.
-declare -A LAYOUT_DIFFS=()
+# Fields of the self-built Ruby's DWARF layout allowed to differ from the
+# generated $SELF_LAYOUT (Debian's configure options, on the same source):
+# FIELD -> why. Identity fields (version, source) are not compared.
+declare -A LAYOUT_DIFFS=(
+	[yjit]="built with --enable-yjit, where Debian's 3.3 has --disable-yjit"
+)
+
+# layout_unexpected FILE: the fields of a 'dump --layout' output whose
+# two columns differ and LAYOUT_DIFFS does not name, on one line.
+layout_unexpected() {
+	local f out=
+	for f in $(awk '!/^#/ && $1 != "source" && $2 != $3 { print $1 }' "$1"); do
+		[ -n "${LAYOUT_DIFFS[$f]:-}" ] || out="$out $f"
+	done
+	echo "${out# }"
+}
 
 # matrix-layout: the DWARF layout against the generated one.
 check_matrix_layout() {
@@ -538,18 +568,16 @@ check_matrix_layout() {
 	# Every field: DWARF column = built-in column, identity excepted.
 	diffs=$(awk '!/^#/ && $1 != "source" && $2 != $3 { print $1 }' \
 		"$CT/layout.out")
-	local f bad=
+	local f bad
 	for f in $diffs; do
-		if [ -n "${LAYOUT_DIFFS[$f]:-}" ]; then
+		[ -z "${LAYOUT_DIFFS[$f]:-}" ] ||
 			say "  layout: $f differs, as expected: ${LAYOUT_DIFFS[$f]}"
-		else
-			bad="$bad $f"
-		fi
 	done
+	bad=$(layout_unexpected "$CT/layout.out")
 	if [ -n "$bad" ]; then
 		grep -E "^($(echo $bad | tr ' ' '|')) " "$CT/layout.out" |
 			sed 's/^/  field dwarf built-in: /' >&2
-		fail "DWARF layout differs from the generated ruby_3_1_2 at:$bad"
+		fail "DWARF layout differs from the generated $SELF_LAYOUT at: $bad"
 	fi
 	grep -q ' - ' "$CT/layout.out" &&
 		fail "dump --layout: a layout is missing: $(grep -m1 ' - ' "$CT/layout.out")"
@@ -559,7 +587,7 @@ check_matrix_layout() {
 	expect_rc 0 "rbflame --debug -p PID"
 	grep -q ', layout DWARF of /' "$CT/debug.err" ||
 		fail "--debug: no 'layout DWARF of ...' line: $(grep ': ruby ' "$CT/debug.err")"
-	say "  layout: DWARF ($(sed -n 's/^source \(DWARF_of_[^ ]*\) .*/\1/p' "$CT/layout.out" | tr _ ' ')) = generated ruby_3_1_2, $n fields${diffs:+ (expected differences: $diffs)}"
+	say "  layout: DWARF ($(sed -n 's/^source \(DWARF_of_[^ ]*\) .*/\1/p' "$CT/layout.out" | tr _ ' ')) = generated $SELF_LAYOUT, $n fields${diffs:+ (expected differences: $diffs)}"
 	stop_matrix
 }
 
@@ -592,10 +620,9 @@ check_matrix_debuglink() {
 	expect_rc 0 "rbflame dump -p PID --layout (stripped, debuglink)"
 	grep -q "^source DWARF_of_$d/ruby.debug " "$CT/layout.out" ||
 		fail "layout not from $d/ruby.debug: $(grep '^#\|^source' "$CT/layout.out")"
-	diffs=$(awk '!/^#/ && $1 != "source" && $2 != $3 { print $1 }' \
-		"$CT/layout.out")
+	diffs=$(layout_unexpected "$CT/layout.out")
 	[ -z "$diffs" ] ||
-		fail "the debug file's layout differs from ruby_3_1_2 at:" $diffs
+		fail "the debug file's layout differs from $SELF_LAYOUT at: $diffs"
 	run_rbflame dump 30 dump -p "$MXPID"
 	expect_rc 0 "rbflame dump -p PID (stripped, debuglink)"
 	by_name_want
@@ -605,7 +632,7 @@ check_matrix_debuglink() {
 		diff -u "$CT/want.byname" "$CT/got.byname" >&2 || true
 		fail "dump of the stripped Ruby: stacks differ"
 	fi
-	say "  debuglink: stripped copy, layout from ${d##*/}/ruby.debug = generated ruby_3_1_2; every stack exact"
+	say "  debuglink: stripped copy, layout from ${d##*/}/ruby.debug = generated $SELF_LAYOUT; every stack exact"
 	stop_matrix
 }
 
@@ -1287,7 +1314,8 @@ yjit_run() {
 	local tag=$1 mode=$2 want=$3 r n=0
 	local -a saved=("${RUBYCMD[@]}")
 	shift 3
-	[ "$want" = off ] || RUBYCMD+=(--yjit)
+	# shellcheck disable=SC2206 # YJIT_EXTRA: more options, split
+	[ "$want" = off ] || RUBYCMD+=(--yjit ${YJIT_EXTRA:-})
 	start_fixture "$tag" yjit.rb "$mode"
 	RUBYCMD=("${saved[@]}")
 	grep -qx "yjit $want" "$CT/$tag.log" ||
@@ -1309,13 +1337,25 @@ yjit_run() {
 	major_stacks "$CT/$tag.folded" 5 >"$CT/$tag.set"
 }
 
-# matrix-yjit (a Ruby with YJIT: the host's 3.1): yjit.rb plus and mult,
-# each warmed up (every method called 100 times, YJIT 3.1 compiling at
-# the 10th call), profiled by the interpreter and under --yjit. The
-# interpreter's run holds >= 95% in its exact stack; the stacks of >= 5%
-# each are then the same in both runs, but for the differences the
-# README lists (section "YJIT"), each asserted here so that a Ruby that
-# stops making it fails the check:
+# yjit_plus_mark: the line mark Worker#plus reads at under --yjit (see
+# check_matrix_yjit): its def line on 3.1, the loop's from 3.3.
+yjit_plus_mark() {
+	case $RVERSION in
+	3.1.*) echo def-plus ;;
+	*) echo plus ;;
+	esac
+}
+
+# matrix-yjit (a Ruby with YJIT: the host's 3.1, the self-built 3.3):
+# yjit.rb plus and mult, each warmed up (every method called 100 times,
+# YJIT compiling at the 10th call on 3.1, the 30th on 3.3), profiled by
+# the interpreter and under --yjit. The interpreter's run holds >= 95%
+# in its exact stack; the stacks of >= 5% each are then the same in both
+# runs, but for the differences the README lists (section "YJIT"), each
+# asserted here so that a Ruby that stops making it fails the check.
+# On 3.3 there are none: both stacks are the interpreter's, lines too
+# (YJIT 3.3 multiplies fixnums in its own code, and Worker#plus reads
+# the loop's line, the last the VM recorded in the frame). On 3.1:
 #   plus  Worker#plus reads its def line under YJIT, the loop's line in
 #         the interpreter: YJIT pushed the frame from JIT code and writes
 #         its pc only before a call out, which the loop never makes; the
@@ -1331,15 +1371,18 @@ check_matrix_yjit() {
 	in_ruby --yjit -e 'exit(RubyVM::YJIT.enabled? ? 0 : 1)' 2>/dev/null ||
 		fail "$RUBYBIN --yjit does not enable YJIT"
 	FX=yjit.rb
-	base="<main> {main};Kernel#loop {main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale}"
+	base="<main> {main};Kernel#loop {loop@main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale}"
 	for mode in plus mult; do
 		spec=$(expand "$base;Worker#$mode {$mode}")
 		yjit_run "interp-$mode" "$mode" off
 		assert_stacks "$CT/interp-$mode.folded" 95 "yjit.rb $mode" "$spec"
 		a=$SHARE
 		yjit_run "yjit-$mode" "$mode" on
-		case $mode in
-		plus)
+		case $RVERSION:$mode in
+		3.[2-9].*:* | [4-9].*:*)
+			cp "$CT/interp-$mode.set" "$CT/want-$mode.set"
+			;;
+		*:plus)
 			# The one line that differs, as the reader shows it.
 			want=$(expand "$base;Worker#plus {def-plus}")
 			perl -pe 'BEGIN { ($a, $b) = splice(@ARGV, 0, 2) }
@@ -1348,7 +1391,7 @@ check_matrix_yjit() {
 			grep -qxF -- "$want" "$CT/yjit-$mode.set" ||
 				fail "yjit.rb plus --yjit: Worker#plus not at its def line in >= 5% of the samples (see yjit-plus.folded)"
 			;;
-		mult)
+		*:mult)
 			grep -q ';Integer#\* ([^;]*)$' "$CT/yjit-$mode.set" ||
 				fail "yjit.rb mult --yjit: no Integer#* in >= 5% of the samples: YJIT no longer calls it? (the README lists it)"
 			cp "$CT/interp-$mode.set" "$CT/want-$mode.set"
@@ -1363,7 +1406,11 @@ check_matrix_yjit() {
 			>"$CT/diff-$mode.out" ||
 			fail "yjit.rb $mode: the stacks under --yjit differ from the interpreter's beyond the README's list (diff-$mode.out)"
 		b=$(wc -l <"$CT/yjit-$mode.set")
-		say "  yjit $mode: interpreter $a exact; --yjit the same $b stack(s) of >= 5%, the listed difference seen"
+		case $RVERSION in
+		3.1.*) want="the listed difference seen" ;;
+		*) want="no difference, as listed" ;;
+		esac
+		say "  yjit $mode: interpreter $a exact; --yjit the same $b stack(s) of >= 5%, $want"
 	done
 }
 
@@ -1376,7 +1423,7 @@ check_native_yjit() {
 	local s bad
 	FX=yjit.rb
 	yjit_run jit plus on --native
-	s=$(expand "<main> {main};Kernel#loop {main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale};Worker#plus {def-plus}")
+	s=$(expand "<main> {main};Kernel#loop {loop@main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale};Worker#plus {$(yjit_plus_mark)}")
 	assert_share_re "$CT/jit.folded" \
 		"^(?:[^;:]+;)*$(qm "$s");\\[JIT\\]\$" 80 "--native --yjit"
 	bad=$(grep -cE '(^|;)0x[0-9a-f]+( [0-9]+$|;)' "$CT/jit.folded" || true)
@@ -1386,6 +1433,29 @@ check_native_yjit() {
 	[ "$bad" = 0 ] ||
 		fail "--native --yjit: $bad stack(s) with [JIT] twice in a row"
 	say "  native yjit: $SHARE ...;Worker#scale;Worker#plus;[JIT], no bare address"
+}
+
+# native-yjit-perf (3.3+: --yjit-perf): as native-yjit under 'ruby --yjit
+# --yjit-perf', which writes /tmp/perf-PID.map in the target's root:
+# >= 80% of the samples end in the Ruby frames then '[yjit] Worker#plus',
+# the name the map gives the loop's machine code (YJIT's own "[JIT]
+# Worker#plus"), read through /proc/PID/root with the target's rights;
+# no bare address, the map removed after.
+check_native_yjit_perf() {
+	local s bad map
+	FX=yjit.rb
+	YJIT_EXTRA=--yjit-perf yjit_run jitperf plus on --native
+	map=$ROOT/tmp/perf-$TPID.map
+	[ -s "$map" ] || fail "--yjit-perf: no perf map at $map"
+	rm -f "$map"
+	s=$(expand "<main> {main};Kernel#loop {loop@main};block in <main> {main};Worker#run {run};Integer#times {times@run};block in Worker#run {run};Worker#scale {scale};Worker#plus {$(yjit_plus_mark)}")
+	assert_share_re "$CT/jitperf.folded" \
+		"^(?:[^;:]+;)*$(qm "$s");\\[yjit\\] Worker#plus\$" 80 \
+		"--native --yjit-perf"
+	bad=$(grep -cE '(^|;)0x[0-9a-f]+( [0-9]+$|;)' "$CT/jitperf.folded" || true)
+	[ "$bad" = 0 ] ||
+		fail "--native --yjit-perf: $bad stack(s) with a bare address (see jitperf.folded)"
+	say "  native yjit-perf: $SHARE ...;Worker#scale;Worker#plus;[yjit] Worker#plus, no bare address"
 }
 
 # check_label MODE [--function] SPEC...: fixture $FX in MODE ('-' for
@@ -1561,12 +1631,19 @@ test_version() {
 		return 0
 	}
 	say "  Integer#times: ${TIMES_LOC:-a C function, at the file and line of its caller}"
+	# Kernel#loop likewise: C up to 3.2, <internal:kernel> from 3.3
+	# ({loop@...} in the specs).
+	LOOP_LOC=$(in_ruby -e 'loop { l = caller_locations(1, 1)[0]; print "#{l.path}:#{l.lineno}"; break }' 2>/dev/null) || LOOP_LOC=
+	case $LOOP_LOC in
+	"<internal:"*) ;;
+	*) LOOP_LOC= ;;
+	esac
 	# Refinement is a class from Ruby 3.1; a 2.7 refinement is a Module.
 	case $v in
 	2.7) REFINEMENT=Module ;;
 	*) REFINEMENT=Refinement ;;
 	esac
-	export TIMES_LOC RVERSION REFINEMENT
+	export TIMES_LOC LOOP_LOC RVERSION REFINEMENT
 	run_check "$tag" matrix-threads check_matrix_threads
 	run_check "$tag" matrix-dump check_matrix_dump
 	run_check "$tag" matrix-locals check_matrix_locals
@@ -1587,11 +1664,14 @@ test_version() {
 		run_check "$tag" native-zlib check_native_zlib
 	fi
 	run_check "$tag" matrix-adversary check_matrix_adversary
-	# YJIT: the host's 3.1 only (Debian's 3.3 and 3.4 are built without).
-	if [ "$tag" = 3.1 ]; then
+	# YJIT: the host's 3.1 and the self-built 3.3 (Debian's 3.3 and 3.4
+	# are built without); perf maps from 3.3.
+	if [ "$tag" = 3.1 ] || [ "$tag" = selfbuilt ]; then
 		run_check "$tag" matrix-yjit check_matrix_yjit
 		run_check "$tag" native-yjit check_native_yjit
 	fi
+	[ "$tag" != selfbuilt ] ||
+		run_check "$tag" native-yjit-perf check_native_yjit_perf
 	for e in "${LABELS[@]}"; do
 		IFS='|' read -r -a spec <<<"$e"
 		read -r fx mode _ <<<"${spec[0]}"
@@ -1650,7 +1730,7 @@ for v in $VERSIONS; do
 	unset "BUILDER[$v]"
 	if [ "$v" = selfbuilt ]; then
 		if [ "$rc" != 0 ]; then
-			say "$v: FAIL: scripts/ruby-selfbuilt 3.1 failed (exit $rc):"
+			say "$v: FAIL: scripts/ruby-selfbuilt $SELF_VERSION failed (exit $rc):"
 			sed 's/^/    /' "$T/build-$v.err" | tail -n 30
 			NFAIL=$((NFAIL + 1))
 			FAILED="$FAILED $v:build"
@@ -1666,7 +1746,7 @@ for v in $VERSIONS; do
 		say "$v: $rb ($state; waited $(elapsed "$t0") s for it)"
 		# The DWARF layout or a failure, for every check.
 		export RBFLAME_LAYOUT=dwarf
-		test_version 3.1 "" "$rb" \
+		test_version "$SELF_VERSION" "" "$rb" \
 			"self-built static from $(sed -n 's/^source=//p' "$info"), DWARF layout" \
 			selfbuilt
 		unset RBFLAME_LAYOUT

@@ -372,6 +372,10 @@ START_TEST(field_helpers)
 	/* Where a layout came from does not count. */
 	b.source = "DWARF of /usr/bin/ruby";
 	ck_assert_ptr_null(ruby_layout_diff(&a, &b));
+	/* Nor whether it was built with YJIT (a configure option). */
+	b.yjit = !a.yjit;
+	ck_assert_ptr_null(ruby_layout_diff(&a, &b));
+	b.yjit = a.yjit;
 	ck_assert_int_eq(ruby_layout_set(&b, f, 0x30), 0);
 	ck_assert_int_eq(ruby_layout_get(&b, f), 0x30);
 	ck_assert_ptr_eq(ruby_layout_diff(&a, &b), f);
