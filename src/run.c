@@ -467,18 +467,21 @@ summary(const struct run_ctx *c)
 	fprintf(stderr, "; samples weigh %.3f s of %s time",
 		profile_weight_total(c->prof) / 1e9,
 		c->o->cpu ? "CPU" : "thread");
+	/* The share of wall time each process spent stopped, on average:
+	 * what --max-pause bounds, and what a server pays. */
+	fprintf(stderr, "; stopped %.2f%% of the time",
+		st->duration_s > 0
+			? 100.0 * (double)st->stop.total_ns / 1e9 /
+				  st->duration_s /
+				  (double)(c->nprocs ? c->nprocs : 1)
+			: 0.0);
+	if (c->o->max_pause > 0)
+		fprintf(stderr, " (--max-pause %g%%), %llu ticks read without stopping",
+			c->o->max_pause, (unsigned long long)st->unstopped);
 	if (c->prof->meta.ruby_version)
 		summary_states(st);
 	if (c->o->subprocesses || c->o->npids > 1)
 		fprintf(stderr, "; %zu processes", c->nprocs);
-	if (c->o->max_pause > 0)
-		fprintf(stderr, "; stopped %.2f%% of the time (--max-pause %g%%), %llu ticks read without stopping",
-			st->duration_s > 0
-				? 100.0 * (double)st->stop_ns_total / 1e9 /
-					  st->duration_s /
-					  (double)(c->nprocs ? c->nprocs : 1)
-				: 0.0,
-			c->o->max_pause, (unsigned long long)st->unstopped);
 	if (c->o->nonblocking || c->o->max_pause > 0)
 		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%), %llu stacks kept to their settled part under [torn]",
 			(unsigned long long)st->torn,

@@ -277,7 +277,6 @@ sample_ruby_tick(struct sampler *s)
 		uint64_t took = now_ns() - t0;
 
 		profile_times_note(&s->prof->stats.stop, took);
-		s->prof->stats.stop_ns_total += took;
 		s->pause_last_ns = took;
 		s->pause_credit_ns -= (double)took;
 	}
