@@ -362,7 +362,9 @@ tracer_run(struct run_ctx *c)
 		c->attach_errno = errno;
 		goto out_re;
 	}
-	t.cputime = o->cpu;
+	/* cpu mode weighs by it; Ruby mode copies the stacks of threads it
+	 * shows idle (sample_stacks_same()). */
+	t.cputime = o->cpu || !o->native;
 	t.follow_forks = o->subprocesses;
 	if (o->command) {
 		if (target_launch(&t, o->command, &c->exec_errno) < 0) {
@@ -493,6 +495,9 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->rereads,
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
+	if (debug_enabled)
+		fprintf(stderr, "; stacks of idle threads copied %llu",
+			(unsigned long long)st->stacks_reused);
 	if (debug_enabled && st->rounds)
 		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
 			st->round_ns_total / 1e3 / st->rounds,

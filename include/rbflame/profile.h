@@ -212,6 +212,8 @@ struct profile_stats {
 	uint64_t round_ns_max;
 	uint64_t rounds;
 	uint64_t frame_limit;	/* frames folded into [frame limit] */
+	uint64_t stacks_reused;	/* Ruby stacks copied, their thread asleep
+				 * and idle since its last read */
 	uint64_t string_sets;	/* times a Ruby reader let its labels go */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
