@@ -255,7 +255,14 @@ sample_ruby_tick(struct sampler *s)
 	sample_gvl_hold(s, &h);
 	frozen = h.frozen;
 	/* No flush here: the last holder check flushed, and what it read is
-	 * frozen now (or checked by a second read below). */
+	 * frozen now (or checked by a second read below). A hold that
+	 * stopped no thread (the GVL free, or its holder asleep in a call
+	 * never interrupted: a server waiting for requests) fetched nothing
+	 * yet: last round's lines in one go, and this round's recorded. */
+	if (!h.hot) {
+		mem_prefetch_hot(s->mem);
+		mem_hot_begin(s->mem);
+	}
 	n = sample_stacks_read(s);
 	mem_hot_end(s->mem);
 	for (int retry = 0; !frozen && n >= 0 && retry < GVL_RETRIES;

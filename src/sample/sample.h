@@ -174,6 +174,8 @@ struct gvl_hold {
 						 * the holder alone */
 	int n;
 	bool frozen;		/* a thread we hold owns the GVL */
+	bool hot;		/* this round's lines are being recorded
+				 * (mem_hot_begin()), last round's fetched */
 };
 
 /** Stops the GVL holder (see struct gvl_hold); h->frozen: it worked. */

@@ -244,6 +244,7 @@ sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 			 * go, and remember what this round reads. */
 			mem_prefetch_hot(s->mem);
 			mem_hot_begin(s->mem);
+			h->hot = true;
 		}
 		if (gvl_owner(s, h, &holder) < 0)
 			return;
