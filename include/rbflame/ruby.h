@@ -216,6 +216,10 @@ void ruby_reader_set_locals(struct ruby_reader *r, bool on);
  */
 void ruby_reader_set_cut_torn(struct ruby_reader *r, bool on);
 
+/** The "[torn]" marker's label (interned: a stack ends in it when its
+ * frames[0].label is this pointer). */
+const char *ruby_reader_torn(struct ruby_reader *r);
+
 /** The name of a state as data: "running", "gc_marking", "gc_sweeping",
  * "gc", "waiting_gvl", "no_gvl". */
 const char *ruby_state_name(enum ruby_state s);
