@@ -234,6 +234,10 @@ typedef const struct ruby_stack *(*ruby_same_stack_fn)(
 void ruby_reader_set_same(struct ruby_reader *r, ruby_same_stack_fn fn,
 			  void *ctx);
 
+/** The "[torn]" marker's label (interned: a stack ends in it when its
+ * frames[0].label is this pointer). */
+const char *ruby_reader_torn(struct ruby_reader *r);
+
 /** The name of a state as data: "running", "gc_marking", "gc_sweeping",
  * "gc", "waiting_gvl", "no_gvl". */
 const char *ruby_state_name(enum ruby_state s);

@@ -1260,6 +1260,12 @@ copy_same(struct ruby_reader *r, struct ruby_stack *st)
 }
 
 const char *
+ruby_reader_torn(struct ruby_reader *r)
+{
+	return keep(r, "[torn]");
+}
+
+const char *
 ruby_state_name(enum ruby_state s)
 {
 	switch (s) {
@@ -1433,7 +1439,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		memmove(&st->frames[1], &st->frames[0],
 			(size_t)st->nframes * sizeof(st->frames[0]));
 		st->frames[0] = (struct ruby_frame){
-			.label = keep(r, "[torn]"),
+			.label = ruby_reader_torn(r),
 		};
 		st->nframes++;
 	}

@@ -35,9 +35,6 @@
  * pushed again the same: the stack kept is one the thread had.
  */
 
-/* The leaf of a stack cut to its settled part (a marker: no path). */
-static const char torn_label[] = "[torn]";
-
 /* A frame of the previous read, kept root first (struct nb_thread says
  * whose). */
 struct nb_frame {
@@ -124,6 +121,7 @@ nonblocking_read(struct sampler *s)
 	int n = sample_stacks_read(s);
 	int agreed[RUBY_MAX_THREADS];
 	bool settled = false, compared = false;
+	const char *torn = NULL;
 
 	mem_hot_end(s->mem);
 	for (int retry = 0; n >= 0 && !settled && retry < GVL_RETRIES;
@@ -164,10 +162,11 @@ nonblocking_read(struct sampler *s)
 			s->prof->stats.torn++;
 	}
 	if (n < 0 || settled)
-		return n;
+		goto count;
 	if (!compared)
 		return -1;
 	/* Re-reads spent: what the last two reads agree on. */
+	torn = ruby_reader_torn(s->ruby);
 	for (int i = 0; i < n; i++) {
 		struct ruby_stack *st = &s->stacks[i];
 		int k = agreed[i];
@@ -180,17 +179,24 @@ nonblocking_read(struct sampler *s)
 		}
 		memmove(&st->frames[1], &st->frames[st->nframes - k],
 			(size_t)k * sizeof(st->frames[0]));
-		st->frames[0] = (struct ruby_frame){ .label = torn_label };
+		st->frames[0] = (struct ruby_frame){ .label = torn };
 		st->nframes = k + 1;
-		s->prof->stats.torn_kept++;
 	}
+count:
+	/* Cut here, or by the reader at a popped frame: the same marker. */
+	if (!torn)
+		torn = ruby_reader_torn(s->ruby);
+	for (int i = 0; i < n; i++)
+		if (s->stacks[i].nframes > 0 &&
+		    s->stacks[i].frames[0].label == torn)
+			s->prof->stats.torn_kept++;
 	return n;
 }
 
 /*
  * --max-pause: whether this tick can afford to stop the process. The
- * budget grows with wall time at the share allowed, up to one second's
- * worth (a burst no larger than that), and each stop spends what it
+ * budget starts empty and grows with wall time at the share allowed, up
+ * to one second's worth (a burst no larger than that), and each stop spends what it
  * took, from the holder's interrupt to the last resume; a stop that cost
  * more leaves a debt. A tick stops when the credit covers what the last
  * stop took (or is full: a stop dearer than a second's budget is paid
@@ -204,9 +210,9 @@ pause_affordable(struct sampler *s, uint64_t now)
 
 	if (s->opt.max_pause <= 0)
 		return true;
-	if (!s->pause_at_ns)
-		s->pause_credit_ns = cap;
-	else if (now > s->pause_at_ns)
+	/* It starts empty: the first stop learns what a stop costs, the
+	 * next waits until the share has paid for it. */
+	if (s->pause_at_ns && now > s->pause_at_ns)
 		s->pause_credit_ns += (double)(now - s->pause_at_ns) *
 				      s->opt.max_pause;
 	if (s->pause_credit_ns > cap)
