@@ -59,6 +59,11 @@ struct thread_priv {
 	int last_cap;
 	bool last_ok, seen;
 	uint64_t last_ns, seen_ns;
+	/* Proven off its CPU with last_ns since the stack was read, having
+	 * been put on one idle_slices times: while both stay, it was not
+	 * put on one again. */
+	bool idle;
+	uint64_t idle_slices;
 	/* What its syscall file said during read number sc_read (s->reads),
 	 * for the state of its sample. */
 	struct proc_syscall sc_now;

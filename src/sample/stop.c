@@ -308,14 +308,21 @@ sample_gvl_release(struct sampler *s, struct gvl_hold *h)
  * ruby_reader_set_same()'s hook: the last stack of a thread that has not
  * run since it was read, so that its frames are copied, not read again
  * (most threads of a server sleep: Puma's pool waits on a condition
- * variable). Proof that it did not run: it sleeps in a system call now
- * (its syscall file), and its CPU time (schedstat, exact to the ns) is
- * what it was just before that read. The kernel adds a thread's run
- * time when it leaves the CPU, so a thread that ran since and sleeps
- * again shows more; only a thread on a CPU lags, and it is not asleep.
- * Both files are open since attach: two preads, where a read of the
- * stack takes some ten process_vm_readv calls. Notes the CPU time for
- * stacks_keep().
+ * variable). The proof is the kernel's, from the thread's schedstat:
+ * its run time (ns) and how many times it was put on a CPU.
+ *  - The kernel adds to the run time when the thread leaves its CPU: a
+ *    thread that ran since the last read and sleeps now shows more. Only
+ *    a thread on a CPU lags.
+ *  - So the first check after a read also asks the syscall file: the
+ *    kernel answers it once the thread is off its CPU (a thread just
+ *    preempted on its way to sleep can cost a scheduler tick, so it is
+ *    read only when the run time has not moved), and the run time read
+ *    again then is exact. Same as before the read: idle, proven.
+ *  - Once proven, a thread not put on a CPU since (the count has not
+ *    moved) is idle still: one pread a tick.
+ * The files are open since attach; a read of a stack takes some ten
+ * process_vm_readv calls. Notes the run time for stacks_keep(), and the
+ * syscall file for the sample's state.
  */
 static const struct ruby_stack *
 stack_unchanged(void *ctx, const struct ruby_stack *st)
@@ -324,7 +331,7 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 	struct target_thread *th;
 	struct thread_priv *tp;
 	struct proc_syscall sc;
-	uint64_t ns;
+	uint64_t ns, slices, again;
 
 	/* M:N: a native thread runs several Ruby threads. */
 	if (!st->tid || st->gone || s->vm.mn_threads)
@@ -334,18 +341,28 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 		return NULL;
 	tp = sample_priv(th);
 	tp->seen = false;
-	/* Asleep first, then the time: one that woke between the two
-	 * reads would show more time only once it sleeps again. */
+	if (proc_schedstat_read(th->schedstat_fd, &ns, &slices) < 0 || !ns)
+		return NULL;
+	tp->seen = true;
+	tp->seen_ns = ns;
+	if (!tp->last_ok || tp->last_ns != ns) {
+		tp->idle = false;
+		return NULL;
+	}
+	if (tp->idle && tp->idle_slices == slices) {
+		tp->sc_read = s->reads;	/* asleep where the proof saw it */
+		return tp->last;
+	}
 	if (proc_syscall_read_fd(th->syscall_fd, &sc) < 0)
 		return NULL;
 	tp->sc_now = sc;
 	tp->sc_read = s->reads;
-	if (proc_schedstat_read_fd(th->schedstat_fd, &ns) < 0 || !ns)
+	if (sc.kind != PSC_BLOCKED ||
+	    proc_schedstat_read(th->schedstat_fd, &again, &slices) < 0 ||
+	    again != ns)
 		return NULL;
-	tp->seen = true;
-	tp->seen_ns = ns;
-	if (sc.kind != PSC_BLOCKED || !tp->last_ok || tp->last_ns != ns)
-		return NULL;
+	tp->idle = true;
+	tp->idle_slices = slices;
 	return tp->last;
 }
 
@@ -382,6 +399,7 @@ stacks_keep(struct sampler *s, int n)
 			(size_t)st->nframes * sizeof(st->frames[0]));
 		tp->last_ns = tp->seen_ns;
 		tp->last_ok = true;
+		tp->idle = false;
 		tp->seen = false;
 	}
 }
