@@ -144,7 +144,7 @@ nonblocking_read(struct sampler *s)
 		compared = true;
 		settled = true;
 		for (int i = 0; i < n2; i++) {
-			const struct ruby_stack *st = &s->stacks[i];
+			struct ruby_stack *st = &s->stacks[i];
 			const struct nb_thread *p = nb_find(s, i, st->thread);
 			bool same = false;
 
@@ -152,10 +152,24 @@ nonblocking_read(struct sampler *s)
 				? nb_agree(&s->nb[p->at], p->n, st, &same) : 0;
 			/* A read all of whose frames the other agrees on (a
 			 * deeper call returned in between) is one too. */
-			if (same || (st->nframes >= 0 && agreed[i] == st->nframes))
+			if (same || (st->nframes >= 0 && agreed[i] == st->nframes)) {
 				agreed[i] = -1;
-			else
+			} else if (p && p->n > 0 && agreed[i] == p->n) {
+				/* The other way round: this read adds frames
+				 * to the last one's, a call made in between,
+				 * or frames being popped as they were read (a
+				 * control-frame array copied while the thread
+				 * returns mixes both moments). The last read's
+				 * stack, these frames from the root, is one the
+				 * thread had: kept whole, no [torn] above it. */
+				memmove(&st->frames[0],
+					&st->frames[st->nframes - p->n],
+					(size_t)p->n * sizeof(st->frames[0]));
+				st->nframes = p->n;
+				agreed[i] = -1;
+			} else {
 				settled = false;
+			}
 		}
 		n = n2;
 		if (!settled)
