@@ -746,11 +746,11 @@ proc_syscall_read_fd(int fd, struct proc_syscall *out)
 }
 
 int
-proc_schedstat_read_fd(int fd, uint64_t *run_ns)
+proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices)
 {
-	char buf[128], *end;
+	char buf[128], *end, *p;
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	unsigned long long v;
+	unsigned long long v[3];
 
 	if (n <= 0) {
 		if (n == 0)
@@ -758,14 +758,27 @@ proc_schedstat_read_fd(int fd, uint64_t *run_ns)
 		return -1;
 	}
 	buf[n] = '\0';
-	errno = 0;
-	v = strtoull(buf, &end, 10);
-	if (errno || end == buf) {
-		errno = EINVAL;
-		return -1;
+	p = buf;
+	/* "RUN_NS WAIT_NS SLICES\n" */
+	for (int i = 0; i < 3; i++) {
+		errno = 0;
+		v[i] = strtoull(p, &end, 10);
+		if (errno || end == p) {
+			errno = EINVAL;
+			return -1;
+		}
+		p = end;
 	}
-	*run_ns = v;
+	*run_ns = v[0];
+	if (slices)
+		*slices = v[2];
 	return 0;
+}
+
+int
+proc_schedstat_read_fd(int fd, uint64_t *run_ns)
+{
+	return proc_schedstat_read(fd, run_ns, NULL);
 }
 
 /* x86_64 numbers (configure accepts no other host) for C libraries

@@ -362,7 +362,9 @@ tracer_run(struct run_ctx *c)
 		c->attach_errno = errno;
 		goto out_re;
 	}
-	t.cputime = o->cpu;
+	/* cpu mode weighs by it; Ruby mode copies the stacks of threads it
+	 * shows idle (sample_stacks_same()). */
+	t.cputime = o->cpu || !o->native;
 	t.follow_forks = o->subprocesses;
 	if (o->command) {
 		if (target_launch(&t, o->command, &c->exec_errno) < 0) {
@@ -467,18 +469,21 @@ summary(const struct run_ctx *c)
 	fprintf(stderr, "; samples weigh %.3f s of %s time",
 		profile_weight_total(c->prof) / 1e9,
 		c->o->cpu ? "CPU" : "thread");
+	/* The share of wall time each process spent stopped, on average:
+	 * what --max-pause bounds, and what a server pays. */
+	fprintf(stderr, "; stopped %.2f%% of the time",
+		st->duration_s > 0
+			? 100.0 * (double)st->stop.total_ns / 1e9 /
+				  st->duration_s /
+				  (double)(c->nprocs ? c->nprocs : 1)
+			: 0.0);
+	if (c->o->max_pause > 0)
+		fprintf(stderr, " (--max-pause %g%%), %llu ticks read without stopping",
+			c->o->max_pause, (unsigned long long)st->unstopped);
 	if (c->prof->meta.ruby_version)
 		summary_states(st);
 	if (c->o->subprocesses || c->o->npids > 1)
 		fprintf(stderr, "; %zu processes", c->nprocs);
-	if (c->o->max_pause > 0)
-		fprintf(stderr, "; stopped %.2f%% of the time (--max-pause %g%%), %llu ticks read without stopping",
-			st->duration_s > 0
-				? 100.0 * (double)st->stop_ns_total / 1e9 /
-					  st->duration_s /
-					  (double)(c->nprocs ? c->nprocs : 1)
-				: 0.0,
-			c->o->max_pause, (unsigned long long)st->unstopped);
 	if (c->o->nonblocking || c->o->max_pause > 0)
 		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%), %llu stacks kept to their settled part under [torn]",
 			(unsigned long long)st->torn,
@@ -490,6 +495,9 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->rereads,
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
+	if (debug_enabled)
+		fprintf(stderr, "; stacks of idle threads copied %llu",
+			(unsigned long long)st->stacks_reused);
 	if (debug_enabled && st->rounds)
 		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
 			st->round_ns_total / 1e3 / st->rounds,

@@ -35,6 +35,8 @@
 static void
 thread_gone(struct target_thread *th, void *arg)
 {
+	if (th->priv)
+		free(((struct thread_priv *)th->priv)->last);
 	free(th->priv);
 	th->priv = NULL;
 }
@@ -153,6 +155,7 @@ sampler_init_child(struct sampler *s, const struct sampler *parent,
 		/* fork copies the address space: same VM, same addresses. */
 		s->vm = parent->vm;
 		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
+		sample_stacks_same(s);
 		s->mode = SAMPLER_RUBY;
 		/* Its own map: what YJIT compiles from now on (what it
 		 * compiled before the fork is in the parent's alone). */
@@ -236,6 +239,7 @@ probe_ruby(struct sampler *s)
 				  vm.version, vm.layout->version);
 		s->vm = vm;
 		s->ruby = ruby_reader_create(&s->vm, s->mem, s->pid);
+		sample_stacks_same(s);
 		s->mode = SAMPLER_RUBY;
 		/* YJIT's code by the names of 'ruby --yjit-perf' (3.3+). */
 		symtab_name_jit(s->symtab, "yjit");

@@ -150,6 +150,12 @@ int proc_syscall_read_fd(int fd, struct proc_syscall *out);
  * syscall file). 0 or -1.
  */
 int proc_schedstat_read_fd(int fd, uint64_t *run_ns);
+/**
+ * The same, and the third field: how many times the thread was put on a
+ * CPU (slices may be NULL). A thread off its CPU whose two counts have
+ * not moved has not been on one since.
+ */
+int proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices);
 
 /**
  * What rbflame does about a thread blocked in a syscall that one of its

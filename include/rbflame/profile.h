@@ -198,7 +198,6 @@ struct profile_stats {
 	uint64_t per_state[PROFILE_STATES]; /* samples per state */
 	uint64_t rereads;	/* Ruby reads checked against a second read */
 	uint64_t torn;		/* ... that found the stacks changed */
-	uint64_t stop_ns_total;	/* the Ruby ticks' stops, summed */
 	uint64_t unstopped;	/* --max-pause: Ruby ticks read without a
 				 * stop, the budget spent */
 	uint64_t torn_kept;	/* --nonblocking: stacks still changing after
@@ -213,6 +212,8 @@ struct profile_stats {
 	uint64_t round_ns_max;
 	uint64_t rounds;
 	uint64_t frame_limit;	/* frames folded into [frame limit] */
+	uint64_t stacks_reused;	/* Ruby stacks copied, their thread asleep
+				 * and idle since its last read */
 	uint64_t string_sets;	/* times a Ruby reader let its labels go */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */

@@ -182,6 +182,11 @@ struct ruby_stack {
 	enum ruby_state state;
 	uint64_t cfp;		/* ec->cfp when read: moves with every call
 				 * and return, a marker of change */
+	uint64_t sets;		/* the reader's string_sets when its frames
+				 * were read: their labels are valid while
+				 * that stays (see ruby_reader_set_same()) */
+	bool reused;		/* frames copied from the unchanged stack
+				 * ruby_reader_set_same()'s hook gave */
 	int nframes;
 	struct ruby_frame frames[RUBY_MAX_FRAMES];
 };
@@ -215,6 +220,23 @@ void ruby_reader_set_locals(struct ruby_reader *r, bool on);
  * read. The frames under it are kept, under a "[torn]" marker leaf.
  */
 void ruby_reader_set_cut_torn(struct ruby_reader *r, bool on);
+
+/**
+ * The stack of a thread that cannot have changed since it was last read:
+ * asked with st's thread, tid and state filled in, before its frames are
+ * read; returns a stack of the same thread read before (whose frames
+ * are then copied, if their labels are still valid: same sets), or NULL
+ * to read them. A thread that has not run since its last read cannot
+ * have changed its own stack, and no other thread writes it.
+ */
+typedef const struct ruby_stack *(*ruby_same_stack_fn)(
+	void *ctx, const struct ruby_stack *st);
+void ruby_reader_set_same(struct ruby_reader *r, ruby_same_stack_fn fn,
+			  void *ctx);
+
+/** The "[torn]" marker's label (interned: a stack ends in it when its
+ * frames[0].label is this pointer). */
+const char *ruby_reader_torn(struct ruby_reader *r);
 
 /** The name of a state as data: "running", "gc_marking", "gc_sweeping",
  * "gc", "waiting_gvl", "no_gvl". */
@@ -277,6 +299,8 @@ struct ruby_reader_stats {
 				 * popped (the stack is its caller's) */
 	uint64_t string_sets;	/* times the labels and paths kept were
 				 * let go (at RUBY_READER_STRINGS_MAX) */
+	uint64_t reused;	/* stacks copied, their thread idle since
+				 * (ruby_reader_set_same()) */
 };
 const struct ruby_reader_stats *ruby_reader_stats(const struct ruby_reader *r);
 

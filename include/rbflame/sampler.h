@@ -104,6 +104,8 @@ struct sampler {
 	struct ruby_stack *stacks;
 	int stacks_cap;
 	int nstacks;		/* how many the last read filled */
+	uint64_t reads;		/* sample_stacks_read() calls: a syscall
+				 * file read during the last one is fresh */
 	struct sample_mn *mn;	/* M:N threads' numbers, NULL until one */
 	/* --nonblocking: the previous read's frames, root first, and whose
 	 * they are (src/sample/ruby_tick.c) */

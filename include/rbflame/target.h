@@ -90,7 +90,7 @@ struct target {
 	int exit_status;	/* wait status of the leader when exited */
 	bool exec_seen;		/* an exec replaced the image: maps changed */
 	bool cputime;		/* keep each thread's schedstat open
-				 * (cpu mode) */
+				 * (cpu mode; Ruby mode's idle threads) */
 	bool follow_forks;	/* trace forked children too (set before
 				 * attach or launch) */
 	struct target_process *procs;	/* procs[0] is pid */

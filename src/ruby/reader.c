@@ -117,6 +117,8 @@ struct ruby_reader {
 	/* dump --locals: on, and what this read rendered */
 	bool locals_on;
 	bool cut_torn;		/* ruby_reader_set_cut_torn() */
+	ruby_same_stack_fn same; /* ruby_reader_set_same() */
+	void *same_ctx;
 	bool bad_leaf_or_cut;	/* this stack lost its leaf or was cut */
 	struct ruby_locals **locals;	/* RUBY_MAX_LOCALS_FRAMES slots */
 	size_t nlocals;
@@ -1226,6 +1228,43 @@ ruby_reader_set_cut_torn(struct ruby_reader *r, bool on)
 	r->cut_torn = on;
 }
 
+void
+ruby_reader_set_same(struct ruby_reader *r, ruby_same_stack_fn fn, void *ctx)
+{
+	r->same = fn;
+	r->same_ctx = ctx;
+}
+
+/* st's frames from the unchanged stack the hook gives: true when copied.
+ * Never with locals (they are read anew each time and freed), and only
+ * from a stack whose labels are in the current sets. */
+static bool
+copy_same(struct ruby_reader *r, struct ruby_stack *st)
+{
+	const struct ruby_stack *was;
+
+	if (!r->same || r->locals_on)
+		return false;
+	was = r->same(r->same_ctx, st);
+	if (!was || was->thread != st->thread || was->nframes < 0 ||
+	    was->nframes > RUBY_MAX_FRAMES ||
+	    was->sets != r->stats.string_sets)
+		return false;
+	st->cfp = was->cfp;
+	st->nframes = was->nframes;
+	memcpy(st->frames, was->frames,
+	       (size_t)was->nframes * sizeof(st->frames[0]));
+	st->reused = true;
+	r->stats.reused++;
+	return true;
+}
+
+const char *
+ruby_reader_torn(struct ruby_reader *r)
+{
+	return keep(r, "[torn]");
+}
+
 const char *
 ruby_state_name(enum ruby_state s)
 {
@@ -1400,7 +1439,7 @@ read_frames(struct ruby_reader *r, uint64_t ec, struct ruby_stack *st)
 		memmove(&st->frames[1], &st->frames[0],
 			(size_t)st->nframes * sizeof(st->frames[0]));
 		st->frames[0] = (struct ruby_frame){
-			.label = keep(r, "[torn]"),
+			.label = ruby_reader_torn(r),
 		};
 		st->nframes++;
 	}
@@ -1910,7 +1949,10 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 			st->state = RUBY_STATE_WAITING_GVL;
 		else
 			st->state = RUBY_STATE_NO_GVL;
-		if (r->bad || !ec || read_frames(r, ec, st) < 0) {
+		st->sets = r->stats.string_sets;
+		st->reused = false;
+		if (r->bad || !ec ||
+		    (!copy_same(r, st) && read_frames(r, ec, st) < 0)) {
 			st->nframes = -1;
 			r->stats.bad_stacks++;
 		}

@@ -361,8 +361,7 @@ sample_stack_state(struct sampler *s, const struct ruby_stack *st,
 			if (s->vm.mn_threads && !st->main &&
 			    (!st->tid || tid_shared(s, st)))
 				th = NULL;
-			if (th && th->syscall_fd >= 0 &&
-			    proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+			if (th && sample_syscall_now(s, th, &sc) == 0 &&
 			    sc.kind == PSC_RUNNING)
 				kstate = 'R';
 		}

@@ -35,9 +35,6 @@
  * pushed again the same: the stack kept is one the thread had.
  */
 
-/* The leaf of a stack cut to its settled part (a marker: no path). */
-static const char torn_label[] = "[torn]";
-
 /* A frame of the previous read, kept root first (struct nb_thread says
  * whose). */
 struct nb_frame {
@@ -124,6 +121,7 @@ nonblocking_read(struct sampler *s)
 	int n = sample_stacks_read(s);
 	int agreed[RUBY_MAX_THREADS];
 	bool settled = false, compared = false;
+	const char *torn = NULL;
 
 	mem_hot_end(s->mem);
 	for (int retry = 0; n >= 0 && !settled && retry < GVL_RETRIES;
@@ -146,7 +144,7 @@ nonblocking_read(struct sampler *s)
 		compared = true;
 		settled = true;
 		for (int i = 0; i < n2; i++) {
-			const struct ruby_stack *st = &s->stacks[i];
+			struct ruby_stack *st = &s->stacks[i];
 			const struct nb_thread *p = nb_find(s, i, st->thread);
 			bool same = false;
 
@@ -154,20 +152,35 @@ nonblocking_read(struct sampler *s)
 				? nb_agree(&s->nb[p->at], p->n, st, &same) : 0;
 			/* A read all of whose frames the other agrees on (a
 			 * deeper call returned in between) is one too. */
-			if (same || (st->nframes >= 0 && agreed[i] == st->nframes))
+			if (same || (st->nframes >= 0 && agreed[i] == st->nframes)) {
 				agreed[i] = -1;
-			else
+			} else if (p && p->n > 0 && agreed[i] == p->n) {
+				/* The other way round: this read adds frames
+				 * to the last one's, a call made in between,
+				 * or frames being popped as they were read (a
+				 * control-frame array copied while the thread
+				 * returns mixes both moments). The last read's
+				 * stack, these frames from the root, is one the
+				 * thread had: kept whole, no [torn] above it. */
+				memmove(&st->frames[0],
+					&st->frames[st->nframes - p->n],
+					(size_t)p->n * sizeof(st->frames[0]));
+				st->nframes = p->n;
+				agreed[i] = -1;
+			} else {
 				settled = false;
+			}
 		}
 		n = n2;
 		if (!settled)
 			s->prof->stats.torn++;
 	}
 	if (n < 0 || settled)
-		return n;
+		goto count;
 	if (!compared)
 		return -1;
 	/* Re-reads spent: what the last two reads agree on. */
+	torn = ruby_reader_torn(s->ruby);
 	for (int i = 0; i < n; i++) {
 		struct ruby_stack *st = &s->stacks[i];
 		int k = agreed[i];
@@ -180,17 +193,24 @@ nonblocking_read(struct sampler *s)
 		}
 		memmove(&st->frames[1], &st->frames[st->nframes - k],
 			(size_t)k * sizeof(st->frames[0]));
-		st->frames[0] = (struct ruby_frame){ .label = torn_label };
+		st->frames[0] = (struct ruby_frame){ .label = torn };
 		st->nframes = k + 1;
-		s->prof->stats.torn_kept++;
 	}
+count:
+	/* Cut here, or by the reader at a popped frame: the same marker. */
+	if (!torn)
+		torn = ruby_reader_torn(s->ruby);
+	for (int i = 0; i < n; i++)
+		if (s->stacks[i].nframes > 0 &&
+		    s->stacks[i].frames[0].label == torn)
+			s->prof->stats.torn_kept++;
 	return n;
 }
 
 /*
  * --max-pause: whether this tick can afford to stop the process. The
- * budget grows with wall time at the share allowed, up to one second's
- * worth (a burst no larger than that), and each stop spends what it
+ * budget starts empty and grows with wall time at the share allowed, up
+ * to one second's worth (a burst no larger than that), and each stop spends what it
  * took, from the holder's interrupt to the last resume; a stop that cost
  * more leaves a debt. A tick stops when the credit covers what the last
  * stop took (or is full: a stop dearer than a second's budget is paid
@@ -204,9 +224,9 @@ pause_affordable(struct sampler *s, uint64_t now)
 
 	if (s->opt.max_pause <= 0)
 		return true;
-	if (!s->pause_at_ns)
-		s->pause_credit_ns = cap;
-	else if (now > s->pause_at_ns)
+	/* It starts empty: the first stop learns what a stop costs, the
+	 * next waits until the share has paid for it. */
+	if (s->pause_at_ns && now > s->pause_at_ns)
 		s->pause_credit_ns += (double)(now - s->pause_at_ns) *
 				      s->opt.max_pause;
 	if (s->pause_credit_ns > cap)
@@ -255,7 +275,14 @@ sample_ruby_tick(struct sampler *s)
 	sample_gvl_hold(s, &h);
 	frozen = h.frozen;
 	/* No flush here: the last holder check flushed, and what it read is
-	 * frozen now (or checked by a second read below). */
+	 * frozen now (or checked by a second read below). A hold that
+	 * stopped no thread (the GVL free, or its holder asleep in a call
+	 * never interrupted: a server waiting for requests) fetched nothing
+	 * yet: last round's lines in one go, and this round's recorded. */
+	if (!h.hot) {
+		mem_prefetch_hot(s->mem);
+		mem_hot_begin(s->mem);
+	}
 	n = sample_stacks_read(s);
 	mem_hot_end(s->mem);
 	for (int retry = 0; !frozen && n >= 0 && retry < GVL_RETRIES;
@@ -277,7 +304,6 @@ sample_ruby_tick(struct sampler *s)
 		uint64_t took = now_ns() - t0;
 
 		profile_times_note(&s->prof->stats.stop, took);
-		s->prof->stats.stop_ns_total += took;
 		s->pause_last_ns = took;
 		s->pause_credit_ns -= (double)took;
 	}

@@ -52,6 +52,22 @@ struct thread_priv {
 	/* --thread, native process: whether its comm or tid matches */
 	bool want, want_known;
 	uint64_t want_tick;
+	/* Its last Ruby stack read fresh (frames[0..nframes) allocated),
+	 * and its CPU time just before (stack_unchanged()); seen_ns: the
+	 * CPU time read for the read under way. */
+	struct ruby_stack *last;
+	int last_cap;
+	bool last_ok, seen;
+	uint64_t last_ns, seen_ns;
+	/* Proven off its CPU with last_ns since the stack was read, having
+	 * been put on one idle_slices times: while both stay, it was not
+	 * put on one again. */
+	bool idle;
+	uint64_t idle_slices;
+	/* What its syscall file said during read number sc_read (s->reads),
+	 * for the state of its sample. */
+	struct proc_syscall sc_now;
+	uint64_t sc_read;
 	/* cpu mode: the thread's CPU time and when it last moved */
 	bool cpu_known;
 	uint64_t cpu_ns, cpu_moved_ns;
@@ -163,6 +179,8 @@ struct gvl_hold {
 						 * the holder alone */
 	int n;
 	bool frozen;		/* a thread we hold owns the GVL */
+	bool hot;		/* this round's lines are being recorded
+				 * (mem_hot_begin()), last round's fetched */
 };
 
 /** Stops the GVL holder (see struct gvl_hold); h->frozen: it worked. */
@@ -174,6 +192,12 @@ struct target_thread *sample_gvl_prestop(struct sampler *s);
 void sample_gvl_release(struct sampler *s, struct gvl_hold *h);
 /** Reads every Ruby stack into s->stacks: the count, or -1. */
 int sample_stacks_read(struct sampler *s);
+/** th's syscall file, as read during the last read of the stacks or now. */
+int sample_syscall_now(struct sampler *s, struct target_thread *th,
+		       struct proc_syscall *sc);
+/** Lets the reader copy the stacks of threads idle since their last
+ * read (ruby_reader_set_same()); called once the reader is made. */
+void sample_stacks_same(struct sampler *s);
 /** After a tick that read n stacks: grows s->stacks if it was full. */
 void sample_stacks_grow(struct sampler *s, int n);
 /** A digest of n stacks: equal digests, nothing ran Ruby in between. */

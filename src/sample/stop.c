@@ -244,6 +244,7 @@ sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 			 * go, and remember what this round reads. */
 			mem_prefetch_hot(s->mem);
 			mem_hot_begin(s->mem);
+			h->hot = true;
 		}
 		if (gvl_owner(s, h, &holder) < 0)
 			return;
@@ -303,6 +304,130 @@ sample_gvl_release(struct sampler *s, struct gvl_hold *h)
 		target_resume(s->t, h->v[i]);
 }
 
+/*
+ * ruby_reader_set_same()'s hook: the last stack of a thread that has not
+ * run since it was read, so that its frames are copied, not read again
+ * (most threads of a server sleep: Puma's pool waits on a condition
+ * variable). The proof is the kernel's, from the thread's schedstat:
+ * its run time (ns) and how many times it was put on a CPU.
+ *  - The kernel adds to the run time when the thread leaves its CPU: a
+ *    thread that ran since the last read and sleeps now shows more. Only
+ *    a thread on a CPU lags.
+ *  - So the first check after a read also asks the syscall file: the
+ *    kernel answers it once the thread is off its CPU (a thread just
+ *    preempted on its way to sleep can cost a scheduler tick, so it is
+ *    read only when the run time has not moved), and the run time read
+ *    again then is exact. Same as before the read: idle, proven.
+ *  - Once proven, a thread not put on a CPU since (the count has not
+ *    moved) is idle still: one pread a tick.
+ * The files are open since attach; a read of a stack takes some ten
+ * process_vm_readv calls. Notes the run time for stacks_keep(), and the
+ * syscall file for the sample's state.
+ */
+static const struct ruby_stack *
+stack_unchanged(void *ctx, const struct ruby_stack *st)
+{
+	struct sampler *s = ctx;
+	struct target_thread *th;
+	struct thread_priv *tp;
+	struct proc_syscall sc;
+	uint64_t ns, slices, again;
+
+	/* M:N: a native thread runs several Ruby threads. */
+	if (!st->tid || st->gone || s->vm.mn_threads)
+		return NULL;
+	th = sample_own_thread(s, st->tid);
+	if (!th || th->schedstat_fd < 0 || th->syscall_fd < 0)
+		return NULL;
+	tp = sample_priv(th);
+	tp->seen = false;
+	if (proc_schedstat_read(th->schedstat_fd, &ns, &slices) < 0 || !ns)
+		return NULL;
+	tp->seen = true;
+	tp->seen_ns = ns;
+	if (!tp->last_ok || tp->last_ns != ns) {
+		tp->idle = false;
+		return NULL;
+	}
+	if (tp->idle && tp->idle_slices == slices) {
+		tp->sc_read = s->reads;	/* asleep where the proof saw it */
+		return tp->last;
+	}
+	if (proc_syscall_read_fd(th->syscall_fd, &sc) < 0)
+		return NULL;
+	tp->sc_now = sc;
+	tp->sc_read = s->reads;
+	if (sc.kind != PSC_BLOCKED ||
+	    proc_schedstat_read(th->schedstat_fd, &again, &slices) < 0 ||
+	    again != ns)
+		return NULL;
+	tp->idle = true;
+	tp->idle_slices = slices;
+	return tp->last;
+}
+
+/* Keeps a copy of each stack read fresh, with the CPU time its thread
+ * had just before, for stack_unchanged(). */
+static void
+stacks_keep(struct sampler *s, int n)
+{
+	for (int i = 0; i < n; i++) {
+		const struct ruby_stack *st = &s->stacks[i];
+		struct target_thread *th;
+		struct thread_priv *tp;
+
+		if (st->reused)
+			s->prof->stats.stacks_reused++;
+		if (st->reused || !st->tid || st->gone)
+			continue;
+		th = sample_own_thread(s, st->tid);
+		if (!th || !th->priv)
+			continue;
+		tp = th->priv;
+		tp->last_ok = false;
+		if (!tp->seen || st->nframes < 0)
+			continue;
+		if (!tp->last || tp->last_cap < st->nframes) {
+			int cap = st->nframes < 16 ? 16 : st->nframes;
+
+			free(tp->last);
+			tp->last = xmalloc(offsetof(struct ruby_stack, frames) +
+					   (size_t)cap * sizeof(st->frames[0]));
+			tp->last_cap = cap;
+		}
+		memcpy(tp->last, st, offsetof(struct ruby_stack, frames) +
+			(size_t)st->nframes * sizeof(st->frames[0]));
+		tp->last_ns = tp->seen_ns;
+		tp->last_ok = true;
+		tp->idle = false;
+		tp->seen = false;
+	}
+}
+
+int
+sample_syscall_now(struct sampler *s, struct target_thread *th,
+		   struct proc_syscall *sc)
+{
+	struct thread_priv *tp = sample_priv(th);
+
+	if (s->reads && tp->sc_read == s->reads) {
+		*sc = tp->sc_now;
+		return 0;
+	}
+	if (th->syscall_fd < 0)
+		return -1;
+	return proc_syscall_read_fd(th->syscall_fd, sc);
+}
+
+void
+sample_stacks_same(struct sampler *s)
+{
+	/* --native stops and unwinds each thread anyway. RBFLAME_NO_SAME
+	 * turns the copies off, for tests and bench to compare. */
+	if (!s->opt.native && !getenv("RBFLAME_NO_SAME"))
+		ruby_reader_set_same(s->ruby, stack_unchanged, s);
+}
+
 /* Reads every Ruby stack into s->stacks: their count, or -1. The next
  * tick's GVL hold looks at them for threads waiting for the GVL. */
 int
@@ -314,8 +439,10 @@ sample_stacks_read(struct sampler *s)
 		s->stacks_cap = 16;
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
+	s->reads++;
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	s->nstacks = n > 0 ? n : 0;
+	stacks_keep(s, s->nstacks);
 	/* The reader let its oldest labels go (a target that evals new
 	 * code forever): texts keyed by their pointers must not outlive
 	 * them. */

@@ -17,7 +17,7 @@
 # the plain workload with --max-pause 1: at 1000 Hz stops of ~0.1 ms
 # would take ~10% of the time, so most ticks are read without stopping;
 # the split must still hold, and each run be stopped at most 1.1% of
-# the time (the budget, and the second's worth it starts with).
+# the time (the budget, and the one stop it may overrun by).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -124,7 +124,7 @@ accuracy mp "" --max-pause 1
 say "--max-pause 1: each method's share within 2 points; stopped" \
 	"$PAUSED% of the time; $UNSTOPPED of $TICKS ticks read without stopping"
 for p in $PAUSED; do
-	# The budget, and the second's worth it may start with.
+	# The budget, and the one stop it may overrun by.
 	perl -e 'exit($ARGV[0] <= 1.1 ? 0 : 1)' "$p" ||
 		fail "--max-pause 1: stopped $p% of the time"
 done

@@ -251,6 +251,16 @@ START_TEST(test_schedstat)
 	/* The same fd, read again: the time moved. */
 	ck_assert_int_eq(proc_schedstat_read_fd(fd, &b), 0);
 	ck_assert_uint_gt(b, a);
+	/* Put on a CPU again after a sleep: the slices count moves. */
+	{
+		uint64_t r1, s1, r2, s2;
+
+		ck_assert_int_eq(proc_schedstat_read(fd, &r1, &s1), 0);
+		usleep(2000);
+		ck_assert_int_eq(proc_schedstat_read(fd, &r2, &s2), 0);
+		ck_assert_uint_ge(r2, r1);
+		ck_assert_uint_gt(s2, s1);
+	}
 	close(fd);
 }
 END_TEST

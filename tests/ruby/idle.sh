@@ -1,0 +1,67 @@
+#!/bin/bash
+# SPDX-License-Identifier: MIT
+# Copyright (c) 2026 The rbflame authors
+#
+# The stack of a thread asleep since its last read is copied, not read
+# again (issue #17 item 2: Puma's pool sleeps on a condition variable,
+# and reading 40 such stacks at every tick cost rbflame most of its CPU).
+# On fixtures/idle.rb (24 threads asleep for good, a pacer that wakes
+# every 50 ms into another nap, the main thread spinning), 4 s at 200 Hz
+# with --debug:
+#  - most idle stacks were copied: the summary's count is at least half
+#    of the idle threads' samples;
+#  - every idle thread's samples end in Object#lounge;Object#doze;
+#    Kernel#sleep, as read;
+#  - the pacer is seen where it is: Object#nap_a about 25% of its
+#    samples and Object#nap_b about 75% (within 12 points); a copy kept
+#    after it woke would pin it to one nap;
+#  - the same run without the copies (RBFLAME_NO_SAME=1) finds the same
+#    shares, so the copies change the cost alone.
+[ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
+. "$(dirname "$0")/../e2e/lib.sh"
+. "$(dirname "$0")/lib-ruby.sh"
+
+start_fixture idle idle.rb
+run_rbflame idle 30 --debug --threads -p "$TPID" -s 4 -r 200 \
+	-o "$T/idle.folded"
+expect_rc 0 "rbflame --debug --threads -p PID -s 4 -r 200"
+summary=$(grep 'samples in' "$T/idle.err" | tail -n 1)
+say "summary: ${summary##*; states}"
+assert_collapsed "$T/idle.folded" idle
+copied=$(printf '%s\n' "$summary" |
+	sed -n 's/.*; stacks of idle threads copied \([0-9]*\).*/\1/p')
+read -r m t <<<"$(share "$T/idle.folded" \
+	';Object#lounge \([^)]*\);Object#doze \([^)]*\);Kernel#sleep \(' \
+	'^thread [0-9]+ "idle-')"
+say "idle threads: $m of $t samples in lounge;doze;sleep; $copied stacks copied"
+[ "$t" -gt 0 ] || fail "no samples of the idle threads"
+[ "$m" = "$t" ] || {
+	grep '^thread [0-9]* "idle-' "$T/idle.folded" | grep -v 'Object#doze' |
+		head -n 3 >&2
+	fail "idle threads: $((t - m)) samples not in lounge;doze;sleep"
+}
+[ -n "$copied" ] && [ $((copied * 2)) -ge "$t" ] ||
+	fail "only ${copied:-no} of the idle threads' $t stacks copied"
+# pacer_share FILE: "A B": the pacer's samples in nap_a and in nap_b.
+pacer_share() {
+	local a b t
+	read -r a t <<<"$(share "$1" ';Object#nap_a \(' '^thread [0-9]+ "pacer"')"
+	read -r b t <<<"$(share "$1" ';Object#nap_b \(' '^thread [0-9]+ "pacer"')"
+	[ $((a + b)) -gt 100 ] || fail "pacer: only $a + $b samples in its naps"
+	perl -e 'printf "%.1f %.1f\n", 100 * $ARGV[0] / ($ARGV[0] + $ARGV[1]),
+		100 * $ARGV[1] / ($ARGV[0] + $ARGV[1])' "$a" "$b"
+}
+read -r pa pb <<<"$(pacer_share "$T/idle.folded")"
+say "pacer: nap_a $pa%, nap_b $pb% (want 25 and 75, within 12 points)"
+perl -e 'exit !(abs($ARGV[0] - 25) <= 12)' "$pa" ||
+	fail "pacer: nap_a $pa% of its naps, not about 25%: a stale copy?"
+
+RBFLAME_NO_SAME=1 run_rbflame plain 30 --debug --threads -p "$TPID" -s 4 \
+	-r 200 -o "$T/plain.folded"
+expect_rc 0 "RBFLAME_NO_SAME=1 rbflame --debug --threads -p PID -s 4"
+grep -q '; stacks of idle threads copied 0' "$T/plain.err" ||
+	fail "RBFLAME_NO_SAME=1 still copied stacks: $(tail -n 1 "$T/plain.err")"
+read -r qa qb <<<"$(pacer_share "$T/plain.folded")"
+say "without copies: nap_a $qa%, nap_b $qb%"
+perl -e 'exit !(abs($ARGV[0] - 25) <= 12)' "$qa" ||
+	fail "without copies: nap_a $qa% of its naps, not about 25%"
