@@ -222,6 +222,13 @@ void ruby_reader_set_locals(struct ruby_reader *r, bool on);
 void ruby_reader_set_cut_torn(struct ruby_reader *r, bool on);
 
 /**
+ * Whether the reads that follow run with the target running (no GVL
+ * holder stopped): frames they resolve are cached unconfirmed, trusted
+ * only once resolved alike again or in a stopped read. Off by default.
+ */
+void ruby_reader_set_unstopped(struct ruby_reader *r, bool on);
+
+/**
  * The stack of a thread that cannot have changed since it was last read:
  * asked with st's thread, tid and state filled in, before its frames are
  * read; returns a stack of the same thread read before (whose frames

@@ -63,6 +63,9 @@ struct frame_slot {
 	uint64_t me_raw;	/* the frame's method entry when resolved */
 	uint64_t def, owner;	/* C frames: the method entry's fields */
 	uint8_t kind;		/* 0 empty, 1 Ruby frame, 2 C frame */
+	bool confirmed;		/* resolved in a stopped read, or alike in
+				 * two reads: served as it is */
+	uint32_t gen;		/* the read that resolved it */
 	struct ruby_frame f;
 };
 
@@ -117,6 +120,7 @@ struct ruby_reader {
 	/* dump --locals: on, and what this read rendered */
 	bool locals_on;
 	bool cut_torn;		/* ruby_reader_set_cut_torn() */
+	bool unstopped;		/* ruby_reader_set_unstopped() */
 	ruby_same_stack_fn same; /* ruby_reader_set_same() */
 	void *same_ctx;
 	bool bad_leaf_or_cut;	/* this stack lost its leaf or was cut */
@@ -784,6 +788,25 @@ iseq_header(struct ruby_reader *r, uint64_t iseq, uint64_t *flags,
 	return 0;
 }
 
+/* Two resolutions of a frame alike (labels and paths are interned:
+ * their pointers compare). */
+static bool
+same_frame(const struct ruby_frame *a, const struct ruby_frame *b)
+{
+	return a->label == b->label && a->path == b->path &&
+	       a->line == b->line && a->first_line == b->first_line &&
+	       a->cfunc == b->cfunc && a->cfunc_addr == b->cfunc_addr;
+}
+
+/*
+ * A frame from the cache, or resolved and kept there. A frame resolved
+ * in a read without a stop may be torn (the target wrote what it read
+ * meanwhile); kept as it is, every later read would find it in the
+ * cache, and two reads compared for consistency would agree on it. So
+ * it is kept unconfirmed and resolved again when another read uses it:
+ * trusted once two reads' resolutions agree, or a read with a stop made
+ * it.
+ */
 static int
 iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		  uint64_t ep, struct ruby_frame *f)
@@ -806,12 +829,26 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 	if (sl->kind == 1 && sl->key1 == iseq && sl->key2 == pc &&
 	    sl->body == body && sl->encoded == encoded && sl->label == label &&
 	    sl->me_raw == me) {
-		*f = sl->f;
-		return 0;
-	}
-	if (iseq_frame(r, iseq, pc, ep, f) < 0)
+		/* Resolved in a read without a stop: resolved again (in
+		 * another read: this one's would find the same bytes)
+		 * before it is trusted. */
+		if (sl->confirmed || sl->gen == r->read_gen) {
+			*f = sl->f;
+			return 0;
+		}
+		if (iseq_frame(r, iseq, pc, ep, f) < 0)
+			return -1;
+		r->bad = false;
+		if (same_frame(f, &sl->f)) {
+			sl->confirmed = true;
+			return 0;
+		}
+	} else if (iseq_frame(r, iseq, pc, ep, f) < 0) {
 		return -1;
+	}
 	r->bad = false;
+	sl->confirmed = !r->unstopped;
+	sl->gen = r->read_gen;
 	sl->kind = 1;
 	sl->key1 = iseq;
 	sl->key2 = pc;
@@ -839,12 +876,24 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	if (!r->bad && sl->kind == 2 && sl->key2 == me && sl->def == def &&
 	    sl->owner == owner &&
 	    imemo_type(r, me) == (int)L->imemo_ment) {
-		*f = sl->f;
-		return 0;
+		if (sl->confirmed || sl->gen == r->read_gen) {
+			*f = sl->f;
+			return 0;
+		}
+		r->bad = false;
+		if (cfunc_frame(r, ep, f) < 0)
+			return -1;
+		if (same_frame(f, &sl->f)) {
+			sl->confirmed = true;
+			return 0;
+		}
+	} else {
+		r->bad = false;
+		if (cfunc_frame(r, ep, f) < 0)
+			return -1;
 	}
-	r->bad = false;
-	if (cfunc_frame(r, ep, f) < 0)
-		return -1;
+	sl->confirmed = !r->unstopped;
+	sl->gen = r->read_gen;
 	sl->kind = 2;
 	sl->key1 = 0;
 	sl->key2 = me;
@@ -1226,6 +1275,12 @@ void
 ruby_reader_set_cut_torn(struct ruby_reader *r, bool on)
 {
 	r->cut_torn = on;
+}
+
+void
+ruby_reader_set_unstopped(struct ruby_reader *r, bool on)
+{
+	r->unstopped = on;
 }
 
 void

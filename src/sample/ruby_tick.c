@@ -267,7 +267,9 @@ sample_ruby_tick(struct sampler *s)
 			s->prof->stats.unstopped++;
 		mem_flush(s->mem);
 		ruby_reader_set_cut_torn(s->ruby, true);
+		ruby_reader_set_unstopped(s->ruby, true);
 		n = nonblocking_read(s);
+		ruby_reader_set_unstopped(s->ruby, false);
 		ruby_reader_set_cut_torn(s->ruby, false);
 		frozen = true;
 		goto record;
@@ -283,6 +285,8 @@ sample_ruby_tick(struct sampler *s)
 		mem_prefetch_hot(s->mem);
 		mem_hot_begin(s->mem);
 	}
+	/* Not frozen: the two reads below run beside the GVL's owner. */
+	ruby_reader_set_unstopped(s->ruby, !frozen);
 	n = sample_stacks_read(s);
 	mem_hot_end(s->mem);
 	for (int retry = 0; !frozen && n >= 0 && retry < GVL_RETRIES;
@@ -299,6 +303,7 @@ sample_ruby_tick(struct sampler *s)
 		if (!frozen)
 			s->prof->stats.torn++;
 	}
+	ruby_reader_set_unstopped(s->ruby, false);
 	sample_gvl_release(s, &h);
 	if (h.n) {
 		uint64_t took = now_ns() - t0;

@@ -12,6 +12,7 @@
 
 #include <check.h>
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -962,6 +963,101 @@ START_TEST(test_ruby31_frames)
 END_TEST
 
 /*
+ * A memory that lies while told to: every read through it that holds
+ * the needle gets its first byte changed, as if the target wrote it
+ * while a read without a stop copied it.
+ */
+struct tamper {
+	struct mem *base;
+	const char *needle;
+	bool on;
+};
+
+static int
+tamper_read(struct mem *m, uint64_t addr, void *buf, size_t len)
+{
+	struct tamper *t = m->priv;
+	size_t nl = strlen(t->needle);
+	char *p = buf;
+
+	if (mem_read(t->base, addr, buf, len) < 0)
+		return -1;
+	for (size_t i = 0; t->on && nl && i + nl <= len; i++)
+		if (!memcmp(p + i, t->needle, nl))
+			p[i] = 'Z';
+	return 0;
+}
+
+static const struct mem_ops tamper_ops = {
+	.name = "tamper",
+	.read = tamper_read,
+};
+
+/* The path of the deep thread's Object#deep frames, read through a
+ * reader over tm: unstopped or not, tampered or not. */
+static const char *
+deep_path(struct ruby_reader *r, struct ruby_stack *stacks)
+{
+	int n = ruby_read_stacks(r, stacks, 16);
+	const struct ruby_stack *st;
+
+	ck_assert_int_eq(n, 6);
+	st = find_thread(stacks, n, "deep");
+	ck_assert_int_eq(st->nframes, 44);
+	return st->frames[st->nframes - 2].path;
+}
+
+/*
+ * A frame resolved in a read without a stop is not trusted from the
+ * cache until another read resolves it alike: a torn read (the path
+ * read while the target wrote it) must not outlive its read. The same
+ * frame resolved in a stopped read is served from the cache as it is
+ * (the control: without the unstopped mark, the lie stays).
+ */
+START_TEST(test_ruby31_unstopped_cache)
+{
+	struct ruby_stack *stacks = xcalloc(16, sizeof(*stacks));
+	struct snapshot_meta meta;
+	struct tamper t = { 0 };
+	struct mem tm = { .ops = &tamper_ops, .priv = &t };
+	struct ruby_reader *r;
+	struct ruby_vm vm;
+	char clean[512], lied[512];
+	const char *base;
+
+	t.base = snapshot_load(RUBY31_SNAP, &meta);
+	ck_assert_ptr_nonnull(t.base);
+	ck_assert_int_eq(ruby_vm_meta_get(&meta, &vm), 0);
+	r = ruby_reader_create(&vm, t.base, 0);
+	snprintf(clean, sizeof(clean), "%s", deep_path(r, stacks));
+	ruby_reader_destroy(r);
+	base = strrchr(clean, '/');
+	t.needle = base ? base + 1 : clean;
+	ck_assert_uint_gt(strlen(t.needle), 3);
+
+	for (int unstopped = 1; unstopped >= 0; unstopped--) {
+		r = ruby_reader_create(&vm, &tm, 0);
+		ruby_reader_set_unstopped(r, unstopped);
+		t.on = true;
+		snprintf(lied, sizeof(lied), "%s", deep_path(r, stacks));
+		ck_assert_str_ne(lied, clean);
+		t.on = false;
+		if (unstopped) {
+			ck_assert_str_eq(deep_path(r, stacks), clean);
+			/* Confirmed now: the same again. */
+			ck_assert_str_eq(deep_path(r, stacks), clean);
+		} else {
+			ck_assert_str_eq(deep_path(r, stacks), lied);
+		}
+		ruby_reader_destroy(r);
+	}
+	mem_destroy(t.base);
+	snapshot_meta_free(&meta);
+	free(stacks);
+}
+END_TEST
+
+/*
  * The reader over damaged memory of a real process: flipped bytes in the
  * recorded regions must give wrong or dropped stacks, never a crash or an
  * unbounded walk (the reader's hardening, exercised through this module).
@@ -1044,6 +1140,7 @@ main(void)
 	tcase_add_test(fuzz, test_flipped);
 	suite_add_tcase(s, fuzz);
 	tcase_add_test(ruby, test_ruby31_frames);
+	tcase_add_test(ruby, test_ruby31_unstopped_cache);
 	tcase_set_timeout(ruby, 120);
 	tcase_add_test(ruby, test_ruby31_damaged);
 	suite_add_tcase(s, ruby);
