@@ -80,5 +80,7 @@ say "respawn: $n processes, $bad samples not rooted at" \
 [ "$n" -ge 4 ] || fail "respawn: only $n processes followed in 3 s"
 assert_share "$T/rs.folded" ';Child#spin_for \(' 80 \
 	"respawn: children in Child#spin_for" "^process (?!$parent )"
-# Each child that exits while followed may fail the read of its exit.
-assert_gvl_stopped "$T/rs.err" "respawn" "$((n - 1))"
+# Each child that exits while followed may fail the reads of its exit:
+# up to two under ASan's slower ticks (13 of 252 with 8 exits once,
+# 10-11 with 9 before).
+assert_gvl_stopped "$T/rs.err" "respawn" "$((2 * (n - 1)))"
