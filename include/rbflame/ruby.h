@@ -306,8 +306,6 @@ struct ruby_reader_stats {
 				 * popped (the stack is its caller's) */
 	uint64_t string_sets;	/* times the labels and paths kept were
 				 * let go (at RUBY_READER_STRINGS_MAX) */
-	uint64_t reused;	/* stacks copied, their thread idle since
-				 * (ruby_reader_set_same()) */
 };
 const struct ruby_reader_stats *ruby_reader_stats(const struct ruby_reader *r);
 

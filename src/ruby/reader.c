@@ -1310,7 +1310,6 @@ copy_same(struct ruby_reader *r, struct ruby_stack *st)
 	memcpy(st->frames, was->frames,
 	       (size_t)was->nframes * sizeof(st->frames[0]));
 	st->reused = true;
-	r->stats.reused++;
 	return true;
 }
 

@@ -106,8 +106,12 @@ sample_on_cpu(struct sampler *s, struct target_thread *th, bool running)
 	struct thread_priv *tp = sample_priv(th);
 	uint64_t ns, now = now_ns();
 
-	if (th->schedstat_fd < 0 ||
-	    proc_schedstat_read_fd(th->schedstat_fd, &ns) < 0)
+	/* Read for this read of the stacks already (stack_unchanged()):
+	 * the same figure, not a second pread. */
+	if (s->reads && tp->seen_read == s->reads)
+		ns = tp->seen_ns;
+	else if (th->schedstat_fd < 0 ||
+		 proc_schedstat_read_fd(th->schedstat_fd, &ns) < 0)
 		return running;
 	if (!tp->cpu_known || ns != tp->cpu_ns) {
 		tp->cpu_known = true;

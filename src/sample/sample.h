@@ -59,6 +59,7 @@ struct thread_priv {
 	int last_cap;
 	bool last_ok, seen;
 	uint64_t last_ns, seen_ns;
+	uint64_t seen_read;	/* s->reads when seen_ns was read */
 	/* Proven off its CPU with last_ns since the stack was read, having
 	 * been put on one idle_slices times: while both stay, it was not
 	 * put on one again. */

@@ -345,6 +345,7 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 		return NULL;
 	tp->seen = true;
 	tp->seen_ns = ns;
+	tp->seen_read = s->reads;
 	if (!tp->last_ok || tp->last_ns != ns) {
 		tp->idle = false;
 		return NULL;
