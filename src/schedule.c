@@ -67,5 +67,17 @@ schedule_advance(struct schedule *s, uint64_t now)
 	}
 	s->late += skipped;
 	s->next_ns = deadline(s, s->n);
+	/* Its deadline passed already (this tick ran long): not at once
+	 * but after a random part of a period. Back to back, each stop
+	 * would come a fixed time (our own work) after the last resume,
+	 * the target's progress between samples constant, and the samples
+	 * could fall into step with a loop of it: on a host whose stops
+	 * take milliseconds, two runs of one three-step loop gave 59% and
+	 * 33% to one step. */
+	if (s->next_ns <= now) {
+		uint64_t half = s->period_ns / 2;
+
+		s->next_ns = now + 1 + (half ? xorshift(&s->rng) % half : 0);
+	}
 	return skipped;
 }

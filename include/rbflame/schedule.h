@@ -4,7 +4,9 @@
  * The sampling clock: an absolute schedule (start + n x period) with each
  * tick jittered inside its period, so sampling neither drifts nor runs in
  * lockstep with the target's own timers. A tick that comes a whole period
- * late is counted and the missed ones are skipped, never bunched up.
+ * late is counted and the missed ones are skipped, never bunched up; a
+ * tick that runs past the next one's deadline is followed after a random
+ * wait, never back to back (which would fall into step with the target).
  */
 #ifndef RBFLAME_SCHEDULE_H
 #define RBFLAME_SCHEDULE_H
@@ -26,7 +28,8 @@ void schedule_init(struct schedule *s, uint64_t start_ns, double rate_hz,
 /**
  * Called when the tick whose deadline was s->next_ns has fired at now_ns:
  * advances to the next deadline after now_ns, counting skipped ticks as
- * late. Returns the number skipped.
+ * late; a deadline already past becomes now_ns plus a random wait of up
+ * to half a period. Returns the number skipped.
  */
 uint64_t schedule_advance(struct schedule *s, uint64_t now_ns);
 

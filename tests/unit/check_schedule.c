@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Copyright (c) 2026 The rbflame authors
-/* The sampling schedule: exact mean rate, jitter inside the slot, late ticks. */
+/* The sampling schedule: exact mean rate, jitter inside the slot, late
+ * ticks and the random wait after them. */
 #include "config.h"
 
 #include <check.h>
@@ -48,6 +49,41 @@ START_TEST(test_late)
 }
 END_TEST
 
+/* Ticks that each run past the next deadline: the next never fires at
+ * once (back to back, stops would fall into step with a loop of the
+ * target), but after a wait spread over half a period. */
+START_TEST(test_late_waits)
+{
+	struct schedule s;
+	uint64_t now = 0, period, lo = UINT64_MAX, hi = 0;
+	int buckets[8] = { 0 };
+
+	schedule_init(&s, 0, 1000.0, 7);
+	period = s.period_ns;
+	for (int i = 0; i < 4000; i++) {
+		uint64_t wait;
+
+		/* 80% into the slot after next: its deadline (a quarter
+		 * to three quarters in) has passed. */
+		now = (s.next_ns / period + 2) * period + 8 * period / 10;
+		schedule_advance(&s, now);
+		ck_assert_uint_gt(s.next_ns, now);
+		wait = s.next_ns - now;
+		ck_assert_uint_le(wait, period / 2);
+		lo = wait < lo ? wait : lo;
+		hi = wait > hi ? wait : hi;
+		buckets[wait * 8 / (period / 2 + 1)]++;
+	}
+	/* Uniform over the half period: each eighth holds 500 +- 25%. */
+	for (int b = 0; b < 8; b++) {
+		ck_assert_int_gt(buckets[b], 375);
+		ck_assert_int_lt(buckets[b], 625);
+	}
+	ck_assert_uint_lt(lo, period / 50);
+	ck_assert_uint_gt(hi, period / 2 - period / 50);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -58,6 +94,7 @@ main(void)
 
 	tcase_add_test(tc, test_rate_and_jitter);
 	tcase_add_test(tc, test_late);
+	tcase_add_test(tc, test_late_waits);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
