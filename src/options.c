@@ -60,6 +60,9 @@ const char options_help_head[] =
 "                         time; ticks past that budget are read without\n"
 "                         stopping, as with --nonblocking (default: no\n"
 "                         budget)\n"
+"      --no-realtime      sample at normal priority (default: the sampling\n"
+"                         thread runs SCHED_FIFO while it samples, when\n"
+"                         allowed, so a stop never waits for a CPU)\n"
 "      --thread REGEX     only the threads whose name or tid matches REGEX\n"
 "                         (POSIX extended); no other is stopped, unless it\n"
 "                         holds Ruby's GVL\n"
@@ -125,6 +128,7 @@ enum {
 	OPT_SUBPROCESSES,
 	OPT_NONBLOCKING,
 	OPT_MAX_PAUSE,
+	OPT_NO_REALTIME,
 	OPT_THREAD,
 	OPT_MAX_FRAMES,
 };
@@ -147,6 +151,7 @@ static const struct option long_options[] = {
 	{ "subprocesses", no_argument, NULL, OPT_SUBPROCESSES },
 	{ "nonblocking", no_argument, NULL, OPT_NONBLOCKING },
 	{ "max-pause", required_argument, NULL, OPT_MAX_PAUSE },
+	{ "no-realtime", no_argument, NULL, OPT_NO_REALTIME },
 	{ "thread", required_argument, NULL, OPT_THREAD },
 	{ "max-frames", required_argument, NULL, OPT_MAX_FRAMES },
 	{ "quiet", no_argument, NULL, 'q' },
@@ -505,6 +510,9 @@ options_parse(int argc, char **argv, const struct options_formats *formats,
 				return options_fail(err, errlen,
 					    "invalid --max-pause '%s': expected a percentage of wall time from 0.01 to 100",
 					    optarg);
+			break;
+		case OPT_NO_REALTIME:
+			o->no_realtime = true;
 			break;
 		case OPT_THREAD:
 			if (options_thread_check(optarg, err, errlen) < 0)

@@ -131,6 +131,8 @@ struct options {
 	double max_pause;	/* --max-pause PCT: the share of wall time a
 				 * Ruby process may spend stopped, percent;
 				 * 0: no budget */
+	bool no_realtime;	/* --no-realtime: the sampling thread at
+				 * normal priority */
 	const char *thread_regex; /* --thread: only the threads whose name or
 				 * tid matches (checked by regcomp) */
 	uint32_t max_frames;	/* --max-frames N: 0 no cap */

@@ -10,7 +10,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -162,7 +161,7 @@ gvl_owner(struct sampler *s, const struct gvl_hold *h, pid_t *holder)
 			until = now_ns() + GVL_SPIN_NS;
 		else if (now_ns() >= until)
 			break;
-		sched_yield();
+		cpu_yield();
 		mem_flush(s->mem);
 	}
 	s->prof->stats.gvl_transit++;
