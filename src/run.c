@@ -256,7 +256,6 @@ realtime_begin(const struct options *o)
 	}
 	debug_msg("sampling thread SCHED_FIFO, priority %d",
 		  sp.sched_priority);
-	cpu_yield_realtime(true);
 	return true;
 }
 
@@ -265,10 +264,8 @@ realtime_end(bool rt)
 {
 	struct sched_param sp = { .sched_priority = 0 };
 
-	if (!rt)
-		return;
-	cpu_yield_realtime(false);
-	sched_setscheduler(0, SCHED_OTHER, &sp);
+	if (rt)
+		sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
 static void

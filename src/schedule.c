@@ -3,7 +3,6 @@
 /* The jittered absolute sampling schedule. */
 #include "config.h"
 
-#include <sched.h>
 #include <time.h>
 
 #include "rbflame/schedule.h"
@@ -15,28 +14,6 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ull + ts.tv_nsec;
-}
-
-/* Set by the sampling thread only, read by it only. */
-static bool yield_sleeps;
-
-void
-cpu_yield_realtime(bool on)
-{
-	yield_sleeps = on;
-}
-
-void
-cpu_yield(void)
-{
-	/* A real-time thread's timers have no slack: back within
-	 * microseconds, the CPU left to the normal threads meanwhile. */
-	struct timespec ts = { .tv_sec = 0, .tv_nsec = 1000 };
-
-	if (yield_sleeps)
-		nanosleep(&ts, NULL);
-	else
-		sched_yield();
 }
 
 static uint64_t

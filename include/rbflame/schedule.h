@@ -11,7 +11,6 @@
 #ifndef RBFLAME_SCHEDULE_H
 #define RBFLAME_SCHEDULE_H
 
-#include <stdbool.h>
 #include <stdint.h>
 
 struct schedule {
@@ -36,14 +35,5 @@ uint64_t schedule_advance(struct schedule *s, uint64_t now_ns);
 
 /** CLOCK_MONOTONIC in nanoseconds. */
 uint64_t now_ns(void);
-
-/**
- * Lets a thread of the target have this CPU a moment, in a spin that
- * waits for it: sched_yield(), or, once the sampling thread runs
- * SCHED_FIFO (cpu_yield_realtime(true)), which sched_yield() would hand
- * to no normal thread, a sleep of a microsecond.
- */
-void cpu_yield(void);
-void cpu_yield_realtime(bool on);
 
 #endif
