@@ -134,6 +134,8 @@ children_sync(struct children *k, struct target *t, struct sampler *first)
 			continue;
 		}
 		if (ch && ch->s && (p->exited || ch->s->fatal)) {
+			if (p->exited)
+				sampler_exited(ch->s);
 			if (ch->s->fatal)
 				error_msg("process %d: %s", (int)p->pid,
 					  ch->s->fatal_msg);
@@ -144,11 +146,18 @@ children_sync(struct children *k, struct target *t, struct sampler *first)
 	}
 }
 
+/* The run over: those whose exit came with the last round's are counted
+ * as exited too. */
 static void
-children_fini(struct children *k)
+children_fini(struct children *k, struct target *t)
 {
 	for (size_t i = 0; i < k->n; i++) {
 		if (k->v[i].s) {
+			const struct target_process *p =
+				target_process_find(t, k->v[i].pid);
+
+			if (!p || p->exited)
+				sampler_exited(k->v[i].s);
 			sampler_fini(k->v[i].s);
 			free(k->v[i].s);
 		}
@@ -328,7 +337,7 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 	if (c->w)
 		c->w->watch(c->w->arg, c->prof, now_ns() - start, true);
 	c->nprocs = t->nprocs;
-	children_fini(&kids);
+	children_fini(&kids, t);
 	if (c->progress)
 		progress_line(c, 0, true);
 }
@@ -457,8 +466,13 @@ tracer_run(struct run_ctx *c)
 							     : NULL,
 				.period_ns = (uint64_t)(1e9 / o->rate + 0.5),
 			 }, now_ns()) == 0) {
+		struct target_process *p;
+
 		sampler_ok = true;
 		sample_loop(c, &t, &s, &tree);
+		p = target_process_find(&t, s.pid);
+		if (!p || p->exited)
+			sampler_exited(&s);
 	} else {
 		error_msg("cannot read process %d: %s", (int)t.pid,
 			  strerror(errno));
@@ -538,6 +552,9 @@ summary(const struct run_ctx *c)
 		summary_states(st);
 	if (c->o->subprocesses || c->o->npids > 1)
 		fprintf(stderr, "; %zu processes", c->nprocs);
+	if (st->exit_failed)
+		fprintf(stderr, "; %llu reads failed as their process exited (not among the failed reads)",
+			(unsigned long long)st->exit_failed);
 	if (c->o->nonblocking || c->o->max_pause > 0)
 		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%), %llu stacks kept to their settled part under [torn]",
 			(unsigned long long)st->torn,

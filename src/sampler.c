@@ -329,8 +329,11 @@ tick(struct sampler *s)
 {
 	struct target *t = s->t;
 	struct target_process *p = target_process_find(t, s->pid);
+	uint64_t failed;
 
 	/* Gone, or a vfork child still running in its parent's memory. */
+	if (p && p->exited)
+		sampler_exited(s);
 	if (!p || p->exited || p->vforked)
 		return;
 	if (p->exec_seen) {
@@ -351,12 +354,20 @@ tick(struct sampler *s)
 	tick_weight(s);
 	if (s->count_ticks)
 		s->prof->stats.ticks++;
+	failed = s->prof->stats.failed;
 	if (s->mode == SAMPLER_NATIVE)
 		sample_native_tick(s);
 	else if (s->opt.native)
 		sample_woven_tick(s);
 	else
 		sample_ruby_tick(s);
+	if (s->prof->stats.failed == failed) {
+		s->fail_streak = 0;
+	} else {
+		if (!s->fail_streak)
+			s->fail_streak_ns = now_ns();
+		s->fail_streak += s->prof->stats.failed - failed;
+	}
 	/* The target runs again. The 65536 strings the reader let go
 	 * left holes that glibc keeps resident (RSS grew 56 -> 90 MiB over
 	 * 3 minutes of evals.rb while the heap stayed at 58): give them
@@ -365,6 +376,19 @@ tick(struct sampler *s)
 		s->trim_pending = false;
 		malloc_trim(0);
 	}
+}
+
+void
+sampler_exited(struct sampler *s)
+{
+	struct profile_stats *st = &s->prof->stats;
+
+	if (s->fail_streak && s->fail_streak <= st->failed &&
+	    now_ns() - s->fail_streak_ns <= SAMPLER_EXIT_TEARDOWN_NS) {
+		st->failed -= s->fail_streak;
+		st->exit_failed += s->fail_streak;
+	}
+	s->fail_streak = 0;
 }
 
 void

@@ -178,6 +178,10 @@ struct profile_stats {
 	uint64_t samples;	/* stacks recorded */
 	uint64_t late_ticks;	/* rounds that started a period late or more */
 	uint64_t failed;	/* samples dropped: unreadable memory, vanished thread */
+	uint64_t exit_failed;	/* ... not counted in failed: those of a
+				 * process's last ticks, after its last
+				 * good read, as it exited (its VM torn
+				 * down under the reader) */
 	uint64_t blocked_reused;/* stacks of blocked threads taken without stopping them */
 	uint64_t woven;		/* --native: stacks woven */
 	uint64_t weave_errors;	/* --native: stacks kept unwoven under a marker */

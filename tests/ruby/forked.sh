@@ -17,8 +17,8 @@
 #    children living 0.3 s ('respawn'): >= 4 processes, and in each every
 #    stack is rooted at 'process PID "CMD";thread PID "main"' (the
 #    parent's main thread too); children's samples >= 80% in
-#    Child#spin_for; threads were stopped and < 1% of the ticks failed,
-#    beside one read per child (its exit).
+#    Child#spin_for; threads were stopped and < 1% of the ticks failed
+#    (the reads of a child's exit, its VM torn down, counted apart).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -80,7 +80,7 @@ say "respawn: $n processes, $bad samples not rooted at" \
 [ "$n" -ge 4 ] || fail "respawn: only $n processes followed in 3 s"
 assert_share "$T/rs.folded" ';Child#spin_for \(' 80 \
 	"respawn: children in Child#spin_for" "^process (?!$parent )"
-# Each child that exits while followed may fail the reads of its exit:
-# up to two under ASan's slower ticks (13 of 252 with 8 exits once,
-# 10-11 with 9 before).
-assert_gvl_stopped "$T/rs.err" "respawn" "$((2 * (n - 1)))"
+# Each child that exits while followed may fail the reads of its exit's
+# last milliseconds (its VM torn down): 3 per exit under load in CI
+# (32 of 269 ticks with 10 exits). The summary counts those apart.
+assert_gvl_stopped "$T/rs.err" "respawn" "$((n - 1))"

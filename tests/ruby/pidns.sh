@@ -18,7 +18,7 @@
 #    --mount-proc ruby forked.rb respawn 3': the ruby inside and the
 #    children it forks (>= 4 processes) have every stack rooted at
 #    'process PID "CMD";thread PID "main"' with our PID; threads stopped,
-#    < 1% of the ticks failed beside one read per process (its exit).
+#    < 1% of the ticks failed (reads of a process's exit counted apart).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
