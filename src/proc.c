@@ -745,12 +745,13 @@ proc_syscall_read_fd(int fd, struct proc_syscall *out)
 	return proc_syscall_parse(buf, out);
 }
 
-int
-proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices)
+/* A schedstat file's three fields, "RUN_NS WAIT_NS SLICES\n", read
+ * through fd at 0. */
+static int
+schedstat_fields(int fd, unsigned long long v[3])
 {
 	char buf[128], *end, *p;
 	ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-	unsigned long long v[3];
 
 	if (n <= 0) {
 		if (n == 0)
@@ -759,7 +760,6 @@ proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices)
 	}
 	buf[n] = '\0';
 	p = buf;
-	/* "RUN_NS WAIT_NS SLICES\n" */
 	for (int i = 0; i < 3; i++) {
 		errno = 0;
 		v[i] = strtoull(p, &end, 10);
@@ -769,10 +769,38 @@ proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices)
 		}
 		p = end;
 	}
+	return 0;
+}
+
+int
+proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices)
+{
+	unsigned long long v[3];
+
+	if (schedstat_fields(fd, v) < 0)
+		return -1;
 	*run_ns = v[0];
 	if (slices)
 		*slices = v[2];
 	return 0;
+}
+
+int
+proc_run_delay(pid_t pid, uint64_t *wait_ns)
+{
+	char path[64];
+	unsigned long long v[3];
+	int fd, r;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	r = schedstat_fields(fd, v);
+	close(fd);
+	if (r == 0)
+		*wait_ns = v[1];
+	return r;
 }
 
 int

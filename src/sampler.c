@@ -59,6 +59,8 @@ setup_process(struct sampler *s)
 
 	s->mode = SAMPLER_PENDING;
 	s->pending_since = now_ns();
+	if (proc_run_delay(pid, &s->pending_delay) < 0)
+		s->pending_delay = 0;
 	s->next_probe = 0;
 	memset(&s->search, 0, sizeof(s->search));
 
@@ -219,6 +221,25 @@ sampler_is_root(const struct sampler *s)
 	return p && p->adopted && !p->parent;
 }
 
+/*
+ * How long the search for the VM has run, in the target's time: the
+ * wall time since it started less what the target's main thread spent
+ * waiting for a CPU meanwhile. A starved process (a host at load 13, a
+ * container at its CPU quota) takes seconds of wall time to map its
+ * libraries or set up its VM; the deadlines are about its progress, not
+ * ours. A process stopped or asleep waits for no CPU: its time counts.
+ */
+static uint64_t
+probe_elapsed(const struct sampler *s, uint64_t now)
+{
+	uint64_t wall = now - s->pending_since, delay;
+
+	if (proc_run_delay(s->pid, &delay) < 0 || delay < s->pending_delay)
+		return wall;
+	delay -= s->pending_delay;
+	return delay < wall ? wall - delay : 0;
+}
+
 /* Looks for the Ruby VM; decides the mode once it is found or the
  * search has run long enough. */
 static void
@@ -260,7 +281,7 @@ probe_ruby(struct sampler *s)
 		return;
 	case EAGAIN:
 		/* Ruby, but its VM is not there yet (or not found). */
-		if (now - s->pending_since > PROBE_FOR_NS) {
+		if (probe_elapsed(s, now) > PROBE_FOR_NS) {
 			s->fatal = EIO;
 			snprintf(s->fatal_msg, sizeof(s->fatal_msg),
 				 "process %d runs Ruby %s but its VM could not be located (is it a supported build? try --debug)",
@@ -270,7 +291,7 @@ probe_ruby(struct sampler *s)
 	default:
 		/* Right after exec the loader has not mapped libruby yet. */
 		if (loader_busy(s->pid) &&
-		    now - s->pending_since < PROBE_FOR_NS)
+		    probe_elapsed(s, now) < PROBE_FOR_NS)
 			return;
 		s->mode = SAMPLER_NATIVE;
 		if (s->pid != s->t->pid && !sampler_is_root(s)) {

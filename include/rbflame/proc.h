@@ -156,6 +156,11 @@ int proc_schedstat_read_fd(int fd, uint64_t *run_ns);
  * not moved has not been on one since.
  */
 int proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices);
+/**
+ * The time pid's main thread has spent runnable but waiting for a CPU
+ * so far, in ns (the second field of /proc/PID/schedstat). 0 or -1.
+ */
+int proc_run_delay(pid_t pid, uint64_t *wait_ns);
 
 /**
  * What rbflame does about a thread blocked in a syscall that one of its

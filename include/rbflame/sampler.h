@@ -97,6 +97,8 @@ struct sampler {
 	uint64_t tick_weight_ns; /* wall: what this tick's samples weigh */
 	enum sampler_mode mode;
 	uint64_t pending_since;	/* when the search for the VM (re)started */
+	uint64_t pending_delay;	/* the main thread's run delay then (ns
+				 * waited for a CPU; probe_elapsed()) */
 	uint64_t next_probe;	/* when to look again */
 	struct ruby_vm_search search; /* the VM search, across probes */
 	struct ruby_vm vm;	/* the VM found (mode SAMPLER_RUBY) */

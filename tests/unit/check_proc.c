@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdbool.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +15,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "rbflame/proc.h"
@@ -265,6 +267,51 @@ START_TEST(test_schedstat)
 }
 END_TEST
 
+/* A child that spins on CPU 0 for ms milliseconds, then exits. */
+static pid_t
+spinner(unsigned ms)
+{
+	pid_t pid = fork();
+
+	if (pid == 0) {
+		cpu_set_t set;
+		volatile unsigned long spin = 0;
+
+		CPU_ZERO(&set);
+		CPU_SET(0, &set);
+		sched_setaffinity(0, sizeof(set), &set);
+		for (uint64_t t0 = now_ns(); now_ns() - t0 < ms * 1000000ull;)
+			spin++;
+		_exit(0);
+	}
+	return pid;
+}
+
+/* Two spinners on one CPU: each waits for it about half the time, and
+ * its run delay (what probe_elapsed() subtracts) says so. */
+START_TEST(test_run_delay)
+{
+	pid_t a, b;
+	uint64_t d0 = 0, d1 = 0;
+
+	a = spinner(400);
+	b = spinner(400);
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_gt(b, 0);
+	ck_assert_int_eq(proc_run_delay(a, &d0), 0);
+	usleep(300000);
+	ck_assert_int_eq(proc_run_delay(a, &d1), 0);
+	/* Some 150 ms waited in 300; a busy host only adds. */
+	ck_assert_uint_gt(d1 - d0, 50000000ull);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	/* Gone: -1, nothing written. */
+	d1 = 7;
+	ck_assert_int_eq(proc_run_delay(a, &d1), -1);
+	ck_assert_uint_eq(d1, 7);
+}
+END_TEST
+
 START_TEST(test_nspid_parse)
 {
 	pid_t ids[4];
@@ -482,6 +529,7 @@ main(void)
 	tcase_add_test(tc, test_tidmap);
 	tcase_add_test(tc, test_stat_ppid);
 	tcase_add_test(tc, test_environ);
+	tcase_add_test(tc, test_run_delay);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
