@@ -16,8 +16,6 @@
 #   weights.sh  time-weighted samples with rbflame delayed by busy loops on
 #               its CPU (needs the machine: a parallel test on the
 #               workload's CPU starves it)
-#   starved.sh  a Ruby launched at 0.2% of a CPU (nice 19 beside busy
-#               loops): rbflame waits for its VM by its time, not ours
 #   ci-gate.sh  doc/ci-gate.md's recipe verbatim (tests/views/checkouts.sh):
 #               on-CPU times, which tests running beside it skew
 #   gate-noise.sh  20 pairs of the same code, three runs a side, under
@@ -26,12 +24,14 @@
 #               end: rbflame's RSS under 100 MiB and flat (bench/memory)
 #   adversary.sh  a target that corrupts its own unused VM structures:
 #               rbflame survives, bounded, and the target runs on
+#   starved.sh  a Ruby launched at 0.2% of a CPU (nice 19 beside busy
+#               loops): rbflame waits for its VM by its time, not ours
 #   deb.sh      the Debian package: built, lintian clean, installed with
 #               apt into a fresh bookworm chroot, profiling Ruby there
 set -u
 dir=$(cd "$(dirname "$0")" && pwd)
 pass=0 failed=0
-for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh weights.sh starved.sh ci-gate.sh gate-noise.sh fuzz.sh memory.sh adversary.sh deb.sh}; do
+for t in ${LONG_TESTS:-soak.sh gcshare.sh gvlshare.sh faults.sh target-dies.sh refused.sh accuracy.sh weights.sh ci-gate.sh gate-noise.sh fuzz.sh memory.sh adversary.sh starved.sh deb.sh}; do
 	t=$dir/$t
 	name=${t##*/}
 	start=$(date +%s)
