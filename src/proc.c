@@ -792,7 +792,7 @@ proc_run_delay(pid_t pid, uint64_t *wait_ns)
 	unsigned long long v[3];
 	int fd, r;
 
-	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)pid);
+	snprintf(path, sizeof(path), "%s/%d/schedstat", proc_dir, (int)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;

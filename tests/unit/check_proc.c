@@ -429,6 +429,44 @@ START_TEST(test_tidmap)
 }
 END_TEST
 
+/* The run delay comes from proc_dir like every other /proc read: the
+ * second of schedstat's three fields; a short file is no figure. */
+START_TEST(test_run_delay_file)
+{
+	char dir[] = "/tmp/check_proc.XXXXXX";
+	const char *saved = proc_dir;
+	char path[512], cmd[64];
+	uint64_t d = 7;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	fake_dir(dir, "500");
+	snprintf(path, sizeof(path), "%s/500/schedstat", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("123456789 987654321 42\n", f);
+	fclose(f);
+	fake_dir(dir, "501");
+	snprintf(path, sizeof(path), "%s/501/schedstat", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("123456789\n", f);
+	fclose(f);
+	proc_dir = dir;
+
+	ck_assert_int_eq(proc_run_delay(500, &d), 0);
+	ck_assert_uint_eq(d, 987654321ull);
+	d = 7;
+	ck_assert_int_eq(proc_run_delay(501, &d), -1);
+	ck_assert_uint_eq(d, 7);
+	ck_assert_int_eq(proc_run_delay(502, &d), -1);
+
+	proc_dir = saved;
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 /* An environment variable from a fake /proc/PID/environ: a name that
  * only starts the same is another variable, an entry astride a read's
  * 4096 bytes is whole, one longer than the reader keeps is no match. */
@@ -530,6 +568,7 @@ main(void)
 	tcase_add_test(tc, test_stat_ppid);
 	tcase_add_test(tc, test_environ);
 	tcase_add_test(tc, test_run_delay);
+	tcase_add_test(tc, test_run_delay_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_fork_status(sr, CK_NOFORK);
