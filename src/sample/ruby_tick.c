@@ -300,8 +300,23 @@ sample_ruby_tick(struct sampler *s)
 		frozen = n2 == n && sample_stacks_digest(s->stacks, n2) == d;
 		n = n2;
 		s->prof->stats.rereads++;
-		if (!frozen)
-			s->prof->stats.torn++;
+		if (frozen || n < 0)
+			break;
+		s->prof->stats.torn++;
+		/* The stacks moved: a thread took the GVL after the hold found
+		 * it free (a server between requests: 27 of the 44 failed
+		 * reads of one run of tests/ruby/servers.sh). Stopped now, it
+		 * freezes every stack and the next read is one; comparing
+		 * reads against a runner instead lost the tick after
+		 * GVL_RETRIES. */
+		h.prefetch = false;
+		sample_gvl_hold(s, &h);
+		if (h.frozen) {
+			mem_flush(s->mem);
+			ruby_reader_set_unstopped(s->ruby, false);
+			n = sample_stacks_read(s);
+			frozen = true;
+		}
 	}
 	ruby_reader_set_unstopped(s->ruby, false);
 	sample_gvl_release(s, &h);
