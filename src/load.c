@@ -307,7 +307,7 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 	uint64_t *counts = NULL;	/* each stack's count in the file */
 	uint64_t *weights = NULL;	/* ... and its weight */
 	size_t counts_cap = 0, weights_cap = 0, nstacks = 0;
-	uint64_t prev_time = 0, total = 0;
+	uint64_t prev_time = 0, total = 0, exit_failed = 0;
 	struct profile_stats stats;
 	bool have_stats = false, ended = false;
 	/* The states a SAMPLE may name: STATS says, or (without one) ours. */
@@ -364,6 +364,21 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 			}
 			have_stats = true;
 			break;
+		case RAW_COUNTS: {
+			uint64_t n = bufr_get_varint(&r);
+
+			if (r.bad || n > RAW_MAX_COUNTS) {
+				fail(err, errcap, "offset %zu: bad counts", at);
+				goto out;
+			}
+			for (uint64_t k = 0; k < n; k++) {
+				uint64_t v = bufr_get_varint(&r);
+
+				if (k == RAW_COUNT_EXIT_FAILED)
+					exit_failed = v;
+			}
+			break;
+		}
 		case RAW_STRING: {
 			size_t n;
 			const unsigned char *str = bufr_get_str(&r, &n);
@@ -538,6 +553,7 @@ raw_records(struct profile *p, unsigned version, const unsigned char *b,
 		profile_times_fini(&p->stats.latency);
 		p->stats = stats;
 	}
+	p->stats.exit_failed = exit_failed;
 	ret = LOAD_RAW;
 out:
 	free(counts);

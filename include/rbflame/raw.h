@@ -39,6 +39,14 @@ enum raw_record {
 	RAW_STACK = 5,
 	RAW_THREAD = 6,
 	RAW_SAMPLE = 7,
+	RAW_COUNTS = 8,	/* counters STATS lacks: n, then n by number */
 };
+
+/* RAW_COUNTS's counters, by number; a number never changes meaning. */
+enum raw_count {
+	RAW_COUNT_EXIT_FAILED = 0,	/* stats.exit_failed */
+	RAW_COUNTS_KNOWN,
+};
+#define RAW_MAX_COUNTS 256
 
 #endif

@@ -77,6 +77,14 @@ encode(const struct profile *p, struct buf *o)
 	for (int s = 0; s < PROFILE_STATES; s++)
 		buf_put_varint(&r, st->per_state[s]);
 	record(o, RAW_STATS, &r);
+	/* Counters added since, when any is not 0 (a recording without
+	 * them is the bytes it was before): a reader that knows fewer
+	 * skips the rest. */
+	if (st->exit_failed) {
+		buf_put_varint(&r, RAW_COUNTS_KNOWN);
+		buf_put_varint(&r, st->exit_failed);
+		record(o, RAW_COUNTS, &r);
+	}
 
 	for (uint32_t i = 0; i < intern_count(p->names); i++) {
 		buf_put_str(&r, intern_get(p->names, i),

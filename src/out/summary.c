@@ -141,9 +141,13 @@ header(const struct profile *p, uint64_t total, FILE *f)
 			fprintf(f, "(%g Hz)", p->stats.rate_hz);
 		fputc('\n', f);
 	}
-	fprintf(f, "  Samples: %llu (%.2f%% failed reads)\n",
+	fprintf(f, "  Samples: %llu (%.2f%% failed reads",
 		(unsigned long long)total,
 		pct(p->stats.failed, total + p->stats.failed));
+	if (p->stats.exit_failed)
+		fprintf(f, "; %llu more as processes exited",
+			(unsigned long long)p->stats.exit_failed);
+	fputs(")\n", f);
 	fprintf(f, "  GC: %llu (%.2f%%)\n", (unsigned long long)gc,
 		pct(gc, total));
 	if (p->meta.weighted)

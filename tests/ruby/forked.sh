@@ -18,7 +18,9 @@
 #    stack is rooted at 'process PID "CMD";thread PID "main"' (the
 #    parent's main thread too); children's samples >= 80% in
 #    Child#spin_for; threads were stopped and < 1% of the ticks failed
-#    (the reads of a child's exit, its VM torn down, counted apart).
+#    (the reads of a child's exit, its VM torn down, counted apart);
+#    'rbflame report -f summary' from the run's recording gives the run's
+#    summary byte for byte, naming those reads when there were any.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -62,7 +64,7 @@ done
 start_fixture rs forked.rb respawn 60
 parent=$TPID
 run_rbflame rs 30 --subprocesses --threads -p "$parent" -s 3 -r 200 \
-	-o "$T/rs.folded"
+	-o "$T/rs.folded" -f raw -o "$T/rs.rbflame" -f summary -o "$T/rs.sum"
 expect_rc 0 "rbflame --subprocesses --threads -p PID -s 3 (respawn)"
 say "respawn: summary: $(tail -n 1 "$T/rs.err")"
 assert_collapsed "$T/rs.folded" "respawn"
@@ -84,3 +86,19 @@ assert_share "$T/rs.folded" ';Child#spin_for \(' 80 \
 # last milliseconds (its VM torn down): 3 per exit under load in CI
 # (32 of 269 ticks with 10 exits). The summary counts those apart.
 assert_gvl_stopped "$T/rs.err" "respawn" "$((n - 1))"
+# The reads of those exits are kept in the recording: 'rbflame report'
+# writes the summary the run wrote, which names them.
+run_rbflame rsreport 30 report -i "$T/rs.rbflame" -f summary \
+	-o "$T/rs.sum2"
+expect_rc 0 "rbflame report -i rs.rbflame -f summary"
+cmp -s "$T/rs.sum" "$T/rs.sum2" ||
+	fail "respawn: the summary from the recording differs from the run's"
+l=$(grep -m 1 '^  Samples: ' "$T/rs.sum")
+say "respawn: summary from the recording = the run's: $l"
+if [ "$SUM_EXIT_FAILED" -gt 0 ]; then
+	[[ $l == *"; $SUM_EXIT_FAILED more as processes exited)" ]] ||
+		fail "respawn: $SUM_EXIT_FAILED reads at exits, not in: $l"
+else
+	[[ $l != *"as processes exited"* ]] ||
+		fail "respawn: no read failed at an exit, yet: $l"
+fi

@@ -7,7 +7,8 @@
  * (truncated, flipped bytes, wrong version) give errors, never crashes;
  * a version 1 recording still loads; the number of states is read;
  * version 3's time weights and complete flag survive the round trip, and
- * a version 2 recording loads without them.
+ * a version 2 recording loads without them; COUNTS (reads failed at a
+ * process's exit) survives it, and a later build's extra counters load.
  * Caps (issue #20): stack counts that overflow are refused; samples past
  * LOAD_MAX_SAMPLES are counted in their stacks only, and counted.
  */
@@ -412,6 +413,80 @@ START_TEST(test_state_count)
 }
 END_TEST
 
+/*
+ * The counters STATS lacks (COUNTS): reads failed as a process exited
+ * survive the round trip, and every writer (the summary names them)
+ * gives the same bytes; a recording without the record loads them as 0,
+ * and a later build's extra counters are skipped.
+ */
+START_TEST(test_counts)
+{
+	struct profile *p = fixture_hostile();
+	struct profile *q = profile_create();
+	size_t len, slen;
+	char *raw, *sum, err[256];
+
+	p->stats.exit_failed = 17;
+	round_trip(p);
+	raw = fixture_write(&output_raw, p, &len);
+	ck_assert_msg(profile_load_buffer(q, raw, len, err, sizeof(err)) ==
+			      LOAD_RAW,
+		      "%s", err);
+	ck_assert_uint_eq(q->stats.exit_failed, 17);
+	ck_assert_uint_eq(q->stats.failed, p->stats.failed);
+	sum = fixture_write(&output_summary, q, &slen);
+	ck_assert_ptr_nonnull(strstr(sum, "; 17 more as processes exited)"));
+	free(sum);
+	free(raw);
+	profile_destroy(q);
+
+	/* None: no record, and the summary as it was. */
+	p->stats.exit_failed = 0;
+	q = profile_create();
+	raw = fixture_write(&output_raw, p, &len);
+	ck_assert_int_eq(profile_load_buffer(q, raw, len, err, sizeof(err)),
+			 LOAD_RAW);
+	ck_assert_uint_eq(q->stats.exit_failed, 0);
+	sum = fixture_write(&output_summary, q, &slen);
+	ck_assert_ptr_null(strstr(sum, "exited"));
+	free(sum);
+	free(raw);
+	profile_destroy(q);
+	profile_destroy(p);
+
+	/* A later build's three counters: the first read, the rest
+	 * skipped; more than RAW_MAX_COUNTS is damage. */
+	for (int bad = 0; bad < 2; bad++) {
+		struct rec r = { .len = 0 }, x = { .len = 0 };
+
+		for (int i = 0; i < RAW_MAGIC_LEN; i++)
+			rec_byte(&r, (unsigned char)RAW_MAGIC[i]);
+		rec_byte(&r, RAW_VERSION);
+		rec_byte(&r, RAW_COMPRESS_NONE);
+		rec_varint(&x, bad ? RAW_MAX_COUNTS + 1 : 3);
+		rec_varint(&x, 5);
+		rec_varint(&x, 6);
+		rec_varint(&x, 7);
+		rec_record(&r, RAW_COUNTS, &x);
+		x.len = 0;
+		rec_record(&r, RAW_END, &x);
+		q = profile_create();
+		if (bad) {
+			ck_assert_int_eq(profile_load_buffer(q, r.b, r.len, err,
+							     sizeof(err)), -1);
+			ck_assert_ptr_nonnull(strstr(err, "bad counts"));
+		} else {
+			ck_assert_msg(profile_load_buffer(q, r.b, r.len, err,
+							  sizeof(err)) ==
+					      LOAD_RAW,
+				      "%s", err);
+			ck_assert_uint_eq(q->stats.exit_failed, 5);
+		}
+		profile_destroy(q);
+	}
+}
+END_TEST
+
 /* Two stacks of 2^63: their sum overflows 64 bits (every share read
  * 0.0% before): refused with one line, not loaded wrapped. */
 START_TEST(test_count_overflow)
@@ -486,6 +561,7 @@ main(void)
 	tcase_add_test(tc, test_damaged);
 	tcase_add_test(tc, test_version_1);
 	tcase_add_test(tc, test_weights);
+	tcase_add_test(tc, test_counts);
 	tcase_add_test(tc, test_state_count);
 	tcase_add_test(tc, test_count_overflow);
 	tcase_add_test(tc, test_sample_cap);
