@@ -355,6 +355,20 @@ fake_dir(const char *dir, const char *rel)
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 }
 
+/* dir/rel, a file holding text. */
+static void
+fake_text(const char *dir, const char *rel, const char *text)
+{
+	char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
 /* The tid map over a fake /proc: a process in another PID namespace (its
  * ids 1 and 2 are our 100 and 105), one in ours, one with no NSpid. */
 START_TEST(test_tidmap)
@@ -435,23 +449,14 @@ START_TEST(test_run_delay_file)
 {
 	char dir[] = "/tmp/check_proc.XXXXXX";
 	const char *saved = proc_dir;
-	char path[512], cmd[64];
+	char cmd[64];
 	uint64_t d = 7;
-	FILE *f;
 
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	fake_dir(dir, "500");
-	snprintf(path, sizeof(path), "%s/500/schedstat", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("123456789 987654321 42\n", f);
-	fclose(f);
+	fake_text(dir, "500/schedstat", "123456789 987654321 42\n");
 	fake_dir(dir, "501");
-	snprintf(path, sizeof(path), "%s/501/schedstat", dir);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fputs("123456789\n", f);
-	fclose(f);
+	fake_text(dir, "501/schedstat", "123456789\n");
 	proc_dir = dir;
 
 	ck_assert_int_eq(proc_run_delay(500, &d), 0);
