@@ -333,28 +333,6 @@ START_TEST(test_nspid_parse)
 }
 END_TEST
 
-static void
-fake_status(const char *dir, const char *rel, const char *nspid)
-{
-	char path[512];
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	fprintf(f, "Name:\truby\nUmask:\t0022\n%s\nNSpgid:\t1\n", nspid);
-	fclose(f);
-}
-
-static void
-fake_dir(const char *dir, const char *rel)
-{
-	char path[512];
-
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
-	ck_assert_int_eq(mkdir(path, 0755), 0);
-}
-
 /* dir/rel, a file holding text. */
 static void
 fake_text(const char *dir, const char *rel, const char *text)
@@ -367,6 +345,25 @@ fake_text(const char *dir, const char *rel, const char *text)
 	ck_assert_ptr_nonnull(f);
 	fputs(text, f);
 	ck_assert_int_eq(fclose(f), 0);
+}
+
+static void
+fake_status(const char *dir, const char *rel, const char *nspid)
+{
+	char text[256];
+
+	snprintf(text, sizeof(text),
+		 "Name:\truby\nUmask:\t0022\n%s\nNSpgid:\t1\n", nspid);
+	fake_text(dir, rel, text);
+}
+
+static void
+fake_dir(const char *dir, const char *rel)
+{
+	char path[512];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
 }
 
 /* The tid map over a fake /proc: a process in another PID namespace (its
