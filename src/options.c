@@ -58,8 +58,8 @@ const char options_help_head[] =
 "                         (the summary gives the torn rate)\n"
 "      --max-pause PCT    stop a Ruby process at most PCT% of the wall\n"
 "                         time; ticks past that budget are read without\n"
-"                         stopping, as with --nonblocking (default: no\n"
-"                         budget)\n"
+"                         stopping, as with --nonblocking (default and\n"
+"                         'off': no budget, every tick stops)\n"
 "      --no-realtime      sample at normal priority (default: the sampling\n"
 "                         thread runs SCHED_FIFO while it samples, when\n"
 "                         allowed, so a stop never waits for a CPU)\n"
@@ -505,10 +505,12 @@ options_parse(int argc, char **argv, const struct options_formats *formats,
 			o->nonblocking = true;
 			break;
 		case OPT_MAX_PAUSE:
-			if (parse_double(optarg, &o->max_pause) < 0 ||
-			    o->max_pause < 0.01 || o->max_pause > 100)
+			if (!strcmp(optarg, "off"))
+				o->max_pause = 0;
+			else if (parse_double(optarg, &o->max_pause) < 0 ||
+				 o->max_pause < 0.01 || o->max_pause > 100)
 				return options_fail(err, errlen,
-					    "invalid --max-pause '%s': expected a percentage of wall time from 0.01 to 100",
+					    "invalid --max-pause '%s': expected a percentage of wall time from 0.01 to 100, or 'off'",
 					    optarg);
 			break;
 		case OPT_NO_REALTIME:

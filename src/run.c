@@ -405,6 +405,13 @@ tracer_main(void *arg)
 	return NULL;
 }
 
+/* Whether a --max-pause budget bounds the run's Ruby stops. */
+static bool
+pause_budget(const struct options *o)
+{
+	return o->max_pause > 0 && !o->nonblocking && !o->native;
+}
+
 static void *
 tracer_run(struct run_ctx *c)
 {
@@ -456,7 +463,11 @@ tracer_run(struct run_ctx *c)
 				.function = o->function,
 				.cpu = o->cpu,
 				.nonblocking = o->nonblocking,
-				.max_pause = o->max_pause / 100,
+				/* Stopped reads only: --nonblocking never
+				 * stops, --native stops each thread it
+				 * unwinds. */
+				.max_pause = pause_budget(o)
+					? o->max_pause / 100 : 0,
 				.subprocesses = o->subprocesses ||
 						o->npids > 1,
 				.native = o->native,
@@ -545,7 +556,7 @@ summary(const struct run_ctx *c)
 				  st->duration_s /
 				  (double)(c->nprocs ? c->nprocs : 1)
 			: 0.0);
-	if (c->o->max_pause > 0)
+	if (pause_budget(c->o))
 		fprintf(stderr, " (--max-pause %g%%), %llu ticks read without stopping",
 			c->o->max_pause, (unsigned long long)st->unstopped);
 	if (c->prof->meta.ruby_version)
@@ -555,7 +566,7 @@ summary(const struct run_ctx *c)
 	if (st->exit_failed)
 		fprintf(stderr, "; %llu reads failed as their process exited (not among the failed reads)",
 			(unsigned long long)st->exit_failed);
-	if (c->o->nonblocking || c->o->max_pause > 0)
+	if (c->o->nonblocking || pause_budget(c->o))
 		fprintf(stderr, "; torn reads %llu of %llu (%.1f%%), %llu stacks kept to their settled part under [torn]",
 			(unsigned long long)st->torn,
 			(unsigned long long)st->rereads,

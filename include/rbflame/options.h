@@ -130,7 +130,7 @@ struct options {
 	bool nonblocking;	/* --nonblocking: never stop a Ruby target */
 	double max_pause;	/* --max-pause PCT: the share of wall time a
 				 * Ruby process may spend stopped, percent;
-				 * 0: no budget */
+				 * 0 (off): no budget */
 	bool no_realtime;	/* --no-realtime: the sampling thread at
 				 * normal priority */
 	const char *thread_regex; /* --thread: only the threads whose name or

@@ -216,19 +216,23 @@ START_TEST(test_thread_filter)
 END_TEST
 
 /* --max-pause PCT: a percentage of wall time, 0.01 to 100; none by
- * default. */
+ * default or with "off". */
 START_TEST(test_max_pause)
 {
 	ck_assert_int_eq(PARSE("-p", "1"), OPTIONS_OK);
+	ck_assert(o.max_pause == 0);
+	ck_assert_int_eq(PARSE("-p", "1", "--max-pause", "2", "--max-pause",
+			       "off"), OPTIONS_OK);
 	ck_assert(o.max_pause == 0);
 	ck_assert_int_eq(PARSE("-p", "1", "--max-pause", "1"), OPTIONS_OK);
 	ck_assert(o.max_pause == 1);
 	ck_assert_int_eq(PARSE("-p", "1", "--max-pause", "0.5"), OPTIONS_OK);
 	ck_assert(o.max_pause == 0.5);
 	ck_assert_int_eq(PARSE("-p", "1", "--max-pause", "0"), OPTIONS_ERROR);
-	ck_assert(strstr(err, "invalid --max-pause '0': expected a percentage of wall time from 0.01 to 100") != NULL);
+	ck_assert(strstr(err, "invalid --max-pause '0': expected a percentage of wall time from 0.01 to 100, or 'off'") != NULL);
 	ck_assert_int_eq(PARSE("-p", "1", "--max-pause", "101"), OPTIONS_ERROR);
 	ck_assert_int_eq(PARSE("-p", "1", "--max-pause", "1%"), OPTIONS_ERROR);
+	ck_assert_int_eq(PARSE("-p", "1", "--max-pause", "of"), OPTIONS_ERROR);
 	ck_assert(help_has(run_help, "--max-pause PCT"));
 }
 END_TEST
