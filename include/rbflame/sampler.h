@@ -117,6 +117,7 @@ struct sampler {
 		uint64_t thread;	/* rb_thread_t * */
 		size_t at;		/* its first frame in nb */
 		int n;			/* its frames */
+		uint64_t cfp;		/* its ec->cfp when read */
 	} *nb_at;
 	size_t nb_threads_cap;
 	int nb_n;

@@ -84,6 +84,7 @@ nb_keep(struct sampler *s, int n)
 		const struct ruby_stack *st = &s->stacks[i];
 
 		s->nb_at[i].thread = st->thread;
+		s->nb_at[i].cfp = st->cfp;
 		s->nb_at[i].at = at;
 		s->nb_at[i].n = st->nframes > 0 ? st->nframes : 0;
 		for (int k = 0; k < s->nb_at[i].n; k++) {
@@ -120,8 +121,9 @@ nonblocking_read(struct sampler *s)
 {
 	int n = sample_stacks_read(s);
 	int agreed[RUBY_MAX_THREADS];
+	bool stuck[RUBY_MAX_THREADS];
 	bool settled = false, compared = false;
-	const char *torn = NULL;
+	const char *torn = ruby_reader_torn(s->ruby);
 
 	mem_hot_end(s->mem);
 	for (int retry = 0; n >= 0 && !settled && retry < GVL_RETRIES;
@@ -150,9 +152,19 @@ nonblocking_read(struct sampler *s)
 
 			agreed[i] = p && st->nframes >= 0
 				? nb_agree(&s->nb[p->at], p->n, st, &same) : 0;
-			/* A read all of whose frames the other agrees on (a
-			 * deeper call returned in between) is one too. */
-			if (same || (st->nframes >= 0 && agreed[i] == st->nframes)) {
+			/* Cut at a frame it could not read (taken for one
+			 * popped under the read), the same in both reads and
+			 * at the same control-frame pointer: no race, maybe
+			 * memory that stays unreadable (a stop would count
+			 * the read failed). Read again; still so after every
+			 * re-read, it is failed. */
+			stuck[i] = same && st->nframes > 0 &&
+				   st->frames[0].label == torn &&
+				   p->cfp == st->cfp;
+			if (stuck[i]) {
+				agreed[i] = -1;
+				settled = false;
+			} else if (same || (st->nframes >= 0 && agreed[i] == st->nframes)) {
 				agreed[i] = -1;
 			} else if (p && p->n > 0 && agreed[i] == p->n) {
 				/* The other way round: this read adds frames
@@ -180,11 +192,14 @@ nonblocking_read(struct sampler *s)
 	if (!compared)
 		return -1;
 	/* Re-reads spent: what the last two reads agree on. */
-	torn = ruby_reader_torn(s->ruby);
 	for (int i = 0; i < n; i++) {
 		struct ruby_stack *st = &s->stacks[i];
 		int k = agreed[i];
 
+		if (stuck[i]) {
+			st->nframes = -1;
+			continue;
+		}
 		if (k < 0 || st->nframes < 0)
 			continue;
 		if (k == 0) {

@@ -1087,7 +1087,8 @@ adv_block() {
 # unreadable threads), a profile whose samples not (blocked) are the main
 # thread's Object#toil (>= 80%), no thread left traced or stopped; the target
 # alive, counting SIGUSR1 (5 sent during the run, one after) and making
-# progress after rbflame left.
+# progress after rbflame left. Then 3 s with --nonblocking: failed reads
+# counted the same (at least one a tick).
 check_matrix_adversary() {
 	local lay=$TDIR/adversary.layout col k tot got sent p0 p1 rc sum rss unread
 	local re='\(([0-9]+) ticks at ([0-9.]+) Hz\), ([0-9]+) late ticks, ([0-9]+) failed reads'
@@ -1197,6 +1198,21 @@ check_matrix_adversary() {
 		"${BASH_REMATCH[4]} failed reads; peak RSS $((rss / 1024)) MiB;" \
 		"Object#toil $k/$tot samples not (blocked); target alive, untraced, $sent/$sent" \
 		"SIGUSR1 counted, rounds $p0 -> $p1"
+	# Read without stopping, an unreadable frame looks like one popped
+	# under the read; one that stays so at the same control frame is
+	# counted failed too, not kept as a stack cut under [torn].
+	run_rbflame advnb 30 -p "$TPID" -s 3 -r 1000 --nonblocking \
+		-o "$CT/advnb.folded"
+	expect_rc 0 "rbflame -p PID -s 3 -r 1000 --nonblocking"
+	wait_untraced "$TPID" 2
+	sum=$(grep '^rbflame: [0-9]* samples' "$CT/advnb.err" | tail -n 1)
+	[[ $sum =~ $re ]] || fail "--nonblocking: no summary line: $(tail -n 1 "$CT/advnb.err")"
+	[ "${BASH_REMATCH[4]}" -ge "${BASH_REMATCH[1]}" ] ||
+		fail "--nonblocking: ${BASH_REMATCH[4]} failed reads in ${BASH_REMATCH[1]} ticks: $unread unreadable threads, want one a tick at least"
+	assert_collapsed "$CT/advnb.folded" "adversary.rb, --nonblocking"
+	say "  adversary, --nonblocking: ${BASH_REMATCH[1]} ticks," \
+		"${BASH_REMATCH[4]} failed reads;" \
+		"$(grep -c ';\[torn\] [0-9]*$' "$CT/advnb.folded" || true) stacks under [torn]"
 	kill_fixture "$TPID"
 }
 
