@@ -143,6 +143,8 @@ nonblocking_read(struct sampler *s)
 			s->prof->stats.torn++;
 			continue;
 		}
+		/* This set's marker: the reader's cuts carry it. */
+		torn = ruby_reader_torn(s->ruby);
 		compared = true;
 		settled = true;
 		for (int i = 0; i < n2; i++) {

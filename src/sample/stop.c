@@ -389,7 +389,13 @@ stacks_keep(struct sampler *s, int n)
 			continue;
 		tp = th->priv;
 		tp->last_ok = false;
-		if (!tp->seen || st->nframes < 0)
+		/* Not a stack cut under [torn] by a read without a stop:
+		 * an idle thread's is no race, so maybe memory that stays
+		 * unreadable, for a later read to count failed, never to
+		 * be copied as the thread's stack. */
+		if (!tp->seen || st->nframes < 0 ||
+		    (st->nframes > 0 &&
+		     st->frames[0].label == ruby_reader_torn(s->ruby)))
 			continue;
 		if (!tp->last || tp->last_cap < st->nframes) {
 			int cap = st->nframes < 16 ? 16 : st->nframes;
