@@ -1212,7 +1212,7 @@ check_matrix_adversary() {
 	assert_collapsed "$CT/advnb.folded" "adversary.rb, --nonblocking"
 	say "  adversary, --nonblocking: ${BASH_REMATCH[1]} ticks," \
 		"${BASH_REMATCH[4]} failed reads;" \
-		"$(grep -c ';\[torn\] [0-9]*$' "$CT/advnb.folded" || true) stacks under [torn]"
+		"$(grep -cE ';\[torn\](;\([^;]*\))* [0-9]+$' "$CT/advnb.folded" || true) stacks under [torn]"
 	kill_fixture "$TPID"
 }
 
