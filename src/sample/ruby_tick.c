@@ -215,8 +215,6 @@ nonblocking_read(struct sampler *s)
 	}
 count:
 	/* Cut here, or by the reader at a popped frame: the same marker. */
-	if (!torn)
-		torn = ruby_reader_torn(s->ruby);
 	for (int i = 0; i < n; i++)
 		if (s->stacks[i].nframes > 0 &&
 		    s->stacks[i].frames[0].label == torn)

@@ -375,6 +375,9 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 static void
 stacks_keep(struct sampler *s, int n)
 {
+	/* Interned once a call: a lookup, not per thread. */
+	const char *torn = ruby_reader_torn(s->ruby);
+
 	for (int i = 0; i < n; i++) {
 		const struct ruby_stack *st = &s->stacks[i];
 		struct target_thread *th;
@@ -395,7 +398,7 @@ stacks_keep(struct sampler *s, int n)
 		 * be copied as the thread's stack. */
 		if (!tp->seen || st->nframes < 0 ||
 		    (st->nframes > 0 &&
-		     st->frames[0].label == ruby_reader_torn(s->ruby)))
+		     st->frames[0].label == torn))
 			continue;
 		if (!tp->last || tp->last_cap < st->nframes) {
 			int cap = st->nframes < 16 ? 16 : st->nframes;
