@@ -24,7 +24,7 @@
 #               end: rbflame's RSS under 100 MiB and flat (bench/memory)
 #   adversary.sh  a target that corrupts its own unused VM structures:
 #               rbflame survives, bounded, and the target runs on
-#   starved.sh  a Ruby launched at 0.2% of a CPU (nice 19 beside busy
+#   starved.sh  a Ruby launched at 0.4% of a CPU (nice 19 beside busy
 #               loops): rbflame waits for its VM by its time, not ours
 #   deb.sh      the Debian package: built, lintian clean, installed with
 #               apt into a fresh bookworm chroot, profiling Ruby there
