@@ -41,6 +41,8 @@ struct diff_row {
 	double mean[2], sd[2];	/* its total share's mean and spread */
 	double df;		/* Welch's degrees of freedom */
 	double p;		/* one-sided p of Welch's t (in z) */
+	double se;		/* time mode: the standard error of the
+				 * change of its mean time, s */
 	/* Time mode (diff_result.time): seconds, summed over the runs */
 	double tsum[2], tsumsq[2];	/* its total time per run */
 	double ssum[2];			/* its self time */
@@ -51,6 +53,9 @@ struct diff_row {
 				 * than the threshold (it fails instead,
 				 * or the growth is below it), or NULL */
 	double explained_by_pct;	/* that call's growth */
+	double via_pct;		/* time mode: the growth of its call that
+				 * grew most (nested callees), in % of the
+				 * base's total: not its own */
 	size_t explained_row;	/* its row, before the rows are sorted */
 	double excess;		/* time mode: its growth beyond the rest of
 				 * the run's (a slower machine), in % of
@@ -83,6 +88,7 @@ struct diff_result {
 	double tot_mean[2], tot_sd[2];
 	double tot_delta;	/* the total's change, % of the base's */
 	double tot_z, tot_p;	/* Welch's t of it, one-sided p */
+	double tot_se, tot_df;	/* its standard error (s), Welch's df */
 	struct diff_edge *edges;	/* time mode: calls, by row index
 					 * before the rows are sorted */
 	size_t nedges;

@@ -509,6 +509,103 @@ START_TEST(test_time)
 }
 END_TEST
 
+/*
+ * One complete cpu-mode run of three stacks, 10 ms a sample: main;loop;a
+ * (ms[0]), main;loop;b (ms[1]) and main;c (ms[2]): loop is a caller that
+ * is not the whole run.
+ */
+static struct profile *
+timed_tree(const unsigned ms[3])
+{
+	static const char *const leaf[3] = { "a", "b", "c" };
+	struct profile *p = profile_create();
+	uint64_t t = 0;
+
+	p->meta.weighted = true;
+	p->meta.complete = true;
+	p->meta.mode = strdup("cpu");
+	for (int k = 0; k < 3; k++) {
+		const char *names[3] = { "main", k < 2 ? "loop" : leaf[k],
+					 leaf[k] };
+		uint32_t f[3];
+		int n = k < 2 ? 3 : 2;
+
+		for (int j = 0; j < n; j++)
+			f[j] = profile_frame_make(p,
+				&(struct profile_frame_desc){
+					.kind = PROFILE_FRAME_RUBY,
+					.name = names[j], .file = "/y.rb",
+					.line = (unsigned)j + 1 });
+		for (unsigned i = 0; i < ms[k] / 10; i++, t += 10000000)
+			profile_add_weighted(p, t, 1, 1,
+					     PROFILE_STATE_RUNNING, 10000000,
+					     f, (size_t)n);
+	}
+	return p;
+}
+
+/*
+ * The gate asks whether a function got slower by more than the
+ * threshold, not whether it got slower at all: a +7.5% of the total, 2.6
+ * standard errors above no change (which failed it before) but less
+ * than one above 5%, passes --fail-above 5 and fails --fail-above 0;
+ * the total, 2.0 s -> 2.15 s with spreads of 10 ms, fails
+ * --fail-total-above 5 and passes 7 (+7.5% is above 7 but not
+ * significantly). A caller's growth through the callee that grew most
+ * is the callee's: loop grew by a's +20% and b's +6%, is not explained
+ * by either (26 - 20 > 5), and is not named; a is.
+ */
+START_TEST(test_time_threshold)
+{
+	struct profile *b[3] = { timed_run(1000, 1000, true),
+				 timed_run(1020, 990, true),
+				 timed_run(980, 1010, true) };
+	struct profile *n[3] = { timed_run(1150, 1000, true),
+				 timed_run(1160, 990, true),
+				 timed_run(1140, 1010, true) };
+	struct profile *tb[3] = { timed_tree((unsigned[]){ 600, 600, 800 }),
+				  timed_tree((unsigned[]){ 610, 590, 800 }),
+				  timed_tree((unsigned[]){ 590, 610, 800 }) };
+	struct profile *tn[3] = {
+		timed_tree((unsigned[]){ 1000, 720, 800 }),
+		timed_tree((unsigned[]){ 1010, 710, 800 }),
+		timed_tree((unsigned[]){ 990, 730, 800 }) };
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)n, 3, NULL, 5, &r);
+	w = row(&r, "a (/x.rb)");
+	ck_assert(fabs(w->total_delta - 7.5) < 1e-6);
+	ck_assert(!diff_row_fails(w, 5));
+	ck_assert(diff_total_fails(&r, 5));
+	ck_assert(!diff_total_fails(&r, 7));
+	diff_result_fini(&r);
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)n, 3, NULL, 0, &r);
+	ck_assert(diff_row_fails(row(&r, "a (/x.rb)"), 0));
+	diff_result_fini(&r);
+
+	diff_compare_runs((const struct profile *const *)tb, 3,
+			  (const struct profile *const *)tn, 3, NULL, 5, &r);
+	w = row(&r, "loop (/y.rb)");
+	ck_assert(fabs(w->total_delta - 26) < 1e-6);
+	ck_assert_ptr_null(w->explained);
+	ck_assert(w->excess > 5);
+	ck_assert(fabs(w->via_pct - 20) < 1e-6);
+	ck_assert(!diff_row_fails(w, 5));
+	ck_assert(diff_row_fails(row(&r, "a (/y.rb)"), 5));
+	ck_assert(!diff_row_fails(row(&r, "b (/y.rb)"), 5));
+	diff_result_fini(&r);
+	for (int i = 0; i < 3; i++) {
+		profile_destroy(b[i]);
+		profile_destroy(n[i]);
+		profile_destroy(tb[i]);
+		profile_destroy(tn[i]);
+	}
+}
+END_TEST
+
 int
 main(void)
 {
@@ -526,6 +623,7 @@ main(void)
 	tcase_add_test(tc, test_t_dist);
 	tcase_add_test(tc, test_runs);
 	tcase_add_test(tc, test_time);
+	tcase_add_test(tc, test_time_threshold);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
