@@ -5,7 +5,7 @@
 # The CI gate never cries wolf: 20 pairs of the same code, each judged
 # as doc/ci-gate.md's recipe judges them (three runs a side of the
 # checkout benchmark, tests/views/fixtures/checkout, in two checkouts,
-# rbflame -q --mode cpu -r 499, then rbflame diff --fail-above 5 BASE...
+# rbflame -q --mode cpu -r 997, then rbflame diff --fail-above 5 BASE...
 # -- NEW...), all under CPU contention: a busy loop on every CPU for the
 # whole test. Every diff must exit 0 (PASS); a single FAIL is a false
 # alarm and fails the test. Each pair's total times and its largest
@@ -30,10 +30,10 @@ cd "$T/src" || fail "cd src"
 alarms=0
 for ((pair = 1; pair <= PAIRS; pair++)); do
 	for i in 1 2 3; do
-		run_rbflame b$pair.$i 300 -q --mode cpu -r 499 \
+		run_rbflame b$pair.$i 300 -q --mode cpu -r 997 \
 			-o "$T/base$i.rbflame" -- "$RUBY" ../base/bench/checkout.rb
 		expect_rc 0 "pair $pair: base run $i"
-		run_rbflame n$pair.$i 300 -q --mode cpu -r 499 \
+		run_rbflame n$pair.$i 300 -q --mode cpu -r 997 \
 			-o "$T/new$i.rbflame" -- "$RUBY" bench/checkout.rb
 		expect_rc 0 "pair $pair: new run $i"
 	done
