@@ -171,6 +171,37 @@ START_TEST(test_prefetch_fault_bound)
 }
 END_TEST
 
+/* Adjacent lines go in one remote vector, given in any order; a vector
+ * that runs into a hole reads the lines before it, and the prefetch
+ * resumes behind it: every line served from the cache, exact. */
+START_TEST(test_prefetch_joins)
+{
+	struct mem *m = mem_create_live(getpid());
+	long pg = sysconf(_SC_PAGESIZE);
+	int per = (int)(pg / 512), n = 0;
+	char *p = holes(pg, 3);
+	uint64_t addrs[64], calls;
+	char c;
+
+	/* Pages 0 and 2 line by line, last first, and the hole between. */
+	for (int i = 2 * per - 1; i >= 0; i--)
+		addrs[n++] = (uintptr_t)p + (i < per ? i : i + per) * 512 + 7;
+	addrs[n++] = (uintptr_t)p + pg;
+	mem_prefetch(m, addrs, n);
+	ck_assert_uint_eq(m->stats.syscalls, 2);
+	calls = m->stats.syscalls;
+	for (int i = 0; i < n - 1; i++) {
+		ck_assert_int_eq(mem_read(m, addrs[i], &c, 1), 0);
+		ck_assert_int_eq(c, addrs[i] < (uintptr_t)p + pg ? 'A' : 'C');
+	}
+	ck_assert_uint_eq(m->stats.syscalls, calls);
+	ck_assert_int_eq(mem_read(m, addrs[n - 1], &c, 1), -1);
+	munmap(p, pg);
+	munmap(p + 2 * pg, pg);
+	mem_destroy(m);
+}
+END_TEST
+
 /* What a round read, cache hits included, is what the next round
  * prefetches: round after round, one system call fetches it all. */
 START_TEST(test_hot_lines)
@@ -210,6 +241,7 @@ main(void)
 	tcase_add_test(tc, test_prefetch_resumes);
 	tcase_add_test(tc, test_prefetch_fault_bound);
 	tcase_add_test(tc, test_hot_lines);
+	tcase_add_test(tc, test_prefetch_joins);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
