@@ -22,11 +22,13 @@
 
 #define LINE_SHIFT 9			/* 512-byte lines */
 #define LINE_SIZE (1u << LINE_SHIFT)
-#define NLINES 4096			/* 2 MiB of cache */
+#define NLINES_SHIFT 12
+#define NLINES (1u << NLINES_SHIFT)	/* 2 MiB of cache */
+#define PROBES 4			/* slots a line may take */
 #define PREFETCH_MAX 1024		/* lines per prefetch (IOV_MAX) */
 #define PREFETCH_FAULTS 8		/* unreadable lines skipped per prefetch */
-#define TAG_PENDING 2			/* slot chosen in this prefetch (even:
-					 * never a valid tag) */
+#define TAG_PENDING 2			/* tag bit: slot chosen for the line
+					 * in this prefetch (never valid) */
 
 struct line {
 	uint64_t tag;			/* line address | 1 when valid */
@@ -112,17 +114,71 @@ raw_read(struct mem *m, uint64_t addr, void *buf, size_t len)
 	return peek_read(lv->pid, addr, buf, len);
 }
 
+/*
+ * The cache is set-associative over a hash of the address: a line may
+ * sit in any of PROBES slots from its hash. Direct-mapped by address,
+ * lines 2 MiB apart shared one slot, and Ruby's thread stacks lie 1 MiB
+ * apart: with 50 threads a round evicted its own lines, and a read
+ * served from the cache alone was refused at every tick.
+ */
+static size_t
+slot_of(uint64_t laddr)
+{
+	return (size_t)(((laddr >> LINE_SHIFT) * 0x9e3779b97f4a7c15ull) >>
+			(64 - NLINES_SHIFT));
+}
+
+/* The slot holding laddr valid, or NULL. */
+static struct line *
+line_find(struct live *lv, uint64_t laddr)
+{
+	size_t s = slot_of(laddr);
+
+	for (int p = 0; p < PROBES; p++) {
+		struct line *l = &lv->lines[(s + p) % NLINES];
+
+		if (l->tag == (laddr | 1) && l->gen == lv->gen)
+			return l;
+	}
+	return NULL;
+}
+
+/* A slot to fill with laddr: one holding no valid line, or else the
+ * first of its probes (evicted); NULL when laddr is already pending or
+ * every probe is (a prefetch). */
+static struct line *
+line_claim(struct live *lv, uint64_t laddr)
+{
+	size_t s = slot_of(laddr);
+	struct line *evict = NULL;
+
+	for (int p = 0; p < PROBES; p++) {
+		struct line *l = &lv->lines[(s + p) % NLINES];
+
+		if (l->tag == (laddr | TAG_PENDING))
+			return NULL;
+		if (l->tag & TAG_PENDING)
+			continue;
+		if (!(l->tag & 1) || l->gen != lv->gen)
+			return l;
+		if (!evict)
+			evict = l;
+	}
+	return evict;
+}
+
 static struct line *
 line_get(struct mem *m, uint64_t laddr)
 {
 	struct live *lv = m->priv;
-	struct line *l = &lv->lines[(laddr >> LINE_SHIFT) % NLINES];
+	struct line *l = line_find(lv, laddr);
 
-	if (l->tag == (laddr | 1) && l->gen == lv->gen) {
+	if (l) {
 		m->stats.cache_hits++;
 		note_line(lv, l, laddr);
 		return l;
 	}
+	l = line_claim(lv, laddr);	/* never NULL: no prefetch runs */
 	if (raw_read(m, laddr, l->data, LINE_SIZE) < 0) {
 		l->tag = 0;
 		return NULL;
@@ -234,14 +290,15 @@ live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 		return;
 	for (size_t i = 0; i < n && k < PREFETCH_MAX; i++) {
 		uint64_t laddr = addrs[i] & ~(uint64_t)(LINE_SIZE - 1);
-		struct line *l = &lv->lines[(laddr >> LINE_SHIFT) % NLINES];
+		struct line *l;
 
-		if (!addrs[i] || (l->tag == (laddr | 1) && l->gen == lv->gen))
+		if (!addrs[i] || line_find(lv, laddr))
 			continue;
-		if (l->tag == TAG_PENDING)
-			continue;	/* one slot, one line per call */
+		l = line_claim(lv, laddr);
+		if (!l)
+			continue;	/* pending already, or no slot free */
 		lines[k] = l;
-		l->tag = TAG_PENDING;
+		l->tag = laddr | TAG_PENDING;
 		local[k].iov_base = l->data;
 		local[k].iov_len = LINE_SIZE;
 		remote[k].iov_base = (void *)(uintptr_t)laddr;

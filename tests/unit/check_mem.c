@@ -202,6 +202,36 @@ START_TEST(test_prefetch_joins)
 }
 END_TEST
 
+/* Lines 2 MiB apart (Ruby's thread stacks lie 1 MiB apart) all stay in
+ * the cache together: one prefetch, then every read a hit. */
+START_TEST(test_lines_apart)
+{
+	struct mem *m = mem_create_live(getpid());
+	enum { N = 8 };
+	size_t step = 2u << 20;
+	char *p = mmap(NULL, N * step, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	uint64_t addrs[N], calls;
+	char c;
+
+	ck_assert_ptr_ne(p, MAP_FAILED);
+	for (int i = 0; i < N; i++) {
+		p[i * step] = (char)('a' + i);
+		addrs[i] = (uintptr_t)p + i * step;
+	}
+	mem_prefetch(m, addrs, N);
+	calls = m->stats.syscalls;
+	for (int round = 0; round < 2; round++)
+		for (int i = 0; i < N; i++) {
+			ck_assert_int_eq(mem_read(m, addrs[i], &c, 1), 0);
+			ck_assert_int_eq(c, 'a' + i);
+		}
+	ck_assert_uint_eq(m->stats.syscalls, calls);
+	munmap(p, N * step);
+	mem_destroy(m);
+}
+END_TEST
+
 /* What a round read, cache hits included, is what the next round
  * prefetches: round after round, one system call fetches it all. */
 START_TEST(test_hot_lines)
@@ -242,6 +272,7 @@ main(void)
 	tcase_add_test(tc, test_prefetch_fault_bound);
 	tcase_add_test(tc, test_hot_lines);
 	tcase_add_test(tc, test_prefetch_joins);
+	tcase_add_test(tc, test_lines_apart);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
