@@ -29,6 +29,9 @@
 #define PREFETCH_FAULTS 8		/* unreadable lines skipped per prefetch */
 #define TAG_PENDING 2			/* tag bit: slot chosen for the line
 					 * in this prefetch (never valid) */
+#define LARGE_LINES 128			/* a large read served from the cache,
+					 * or noted for the next prefetch:
+					 * 64 KiB at most */
 
 struct line {
 	uint64_t tag;			/* line address | 1 when valid */
@@ -45,6 +48,8 @@ struct live {
 	 * mem_hot_begin() and mem_hot_end(); the next round fetches them
 	 * all in one system call (mem_prefetch_hot()). */
 	bool recording;
+	bool cache_only;		/* mem_cache_only(): misses refused */
+	uint64_t refused;		/* reads refused since it was set */
 	uint32_t rec;			/* bumped by each mem_hot_begin() */
 	uint64_t cur[PREFETCH_MAX], hot[PREFETCH_MAX];
 	size_t ncur, nhot;
@@ -61,6 +66,25 @@ note_line(struct live *lv, struct line *l, uint64_t laddr)
 	l->noted = lv->rec;
 	if (lv->ncur < PREFETCH_MAX)
 		lv->cur[lv->ncur++] = laddr;
+}
+
+/* A line this round needs that the cache does not hold (read around
+ * the cache, or refused): the next round's prefetch fetches it. A line
+ * noted twice is fetched once (live_prefetch()). */
+static void
+note_missing(struct live *lv, uint64_t laddr)
+{
+	if (lv->recording && lv->ncur < PREFETCH_MAX)
+		lv->cur[lv->ncur++] = laddr;
+}
+
+/* A read mem_cache_only() does not let reach the target. */
+static int
+refuse(struct live *lv)
+{
+	lv->refused++;
+	errno = EAGAIN;
+	return -1;
 }
 
 static int
@@ -178,6 +202,11 @@ line_get(struct mem *m, uint64_t laddr)
 		note_line(lv, l, laddr);
 		return l;
 	}
+	if (lv->cache_only) {
+		note_missing(lv, laddr);
+		refuse(lv);
+		return NULL;
+	}
 	l = line_claim(lv, laddr);	/* never NULL: no prefetch runs */
 	if (raw_read(m, laddr, l->data, LINE_SIZE) < 0) {
 		l->tag = 0;
@@ -190,9 +219,52 @@ line_get(struct mem *m, uint64_t laddr)
 	return l;
 }
 
+/*
+ * A read of more than two lines (a whole control-frame array, the values
+ * under it): served from the cache when a prefetch brought every line of
+ * it, else read around the cache in one call, its lines noted for the
+ * next round's prefetch (LARGE_LINES at most), so that a round fetches
+ * the stacks with everything else, in one call, while the target is
+ * stopped.
+ */
+static int
+large_read(struct mem *m, uint64_t addr, void *buf, size_t len)
+{
+	struct live *lv = m->priv;
+	uint64_t first = addr & ~(uint64_t)(LINE_SIZE - 1);
+	uint64_t last = (addr + len - 1) & ~(uint64_t)(LINE_SIZE - 1);
+	bool fits = (last - first) / LINE_SIZE < LARGE_LINES, all = fits;
+	unsigned char *out = buf;
+
+	for (uint64_t la = first; all && la <= last; la += LINE_SIZE)
+		all = line_find(lv, la) != NULL;
+	if (!all) {
+		for (uint64_t la = first; fits && la <= last; la += LINE_SIZE)
+			note_missing(lv, la);
+		if (lv->cache_only)
+			return refuse(lv);
+		return raw_read(m, addr, buf, len);
+	}
+	for (uint64_t la = first; la <= last; la += LINE_SIZE) {
+		struct line *l = line_find(lv, la);
+		size_t off = la < addr ? addr - la : 0;
+		size_t n = LINE_SIZE - off;
+
+		if (n > len)
+			n = len;
+		memcpy(out, l->data + off, n);
+		out += n;
+		len -= n;
+		m->stats.cache_hits++;
+		note_line(lv, l, la);
+	}
+	return 0;
+}
+
 static int
 live_read(struct mem *m, uint64_t addr, void *buf, size_t len)
 {
+	struct live *lv = m->priv;
 	unsigned char *out = buf;
 
 	if (len == 0)
@@ -201,9 +273,8 @@ live_read(struct mem *m, uint64_t addr, void *buf, size_t len)
 		errno = EFAULT;
 		return -1;
 	}
-	/* Large reads (a whole control-frame array) bypass the cache. */
 	if (len > 2 * LINE_SIZE)
-		return raw_read(m, addr, buf, len);
+		return large_read(m, addr, buf, len);
 	while (len > 0) {
 		uint64_t laddr = addr & ~(uint64_t)(LINE_SIZE - 1);
 		size_t off = addr - laddr;
@@ -213,6 +284,8 @@ live_read(struct mem *m, uint64_t addr, void *buf, size_t len)
 		if (n > len)
 			n = len;
 		l = line_get(m, laddr);
+		if (!l && lv->cache_only)
+			return -1;	/* refused */
 		if (!l) {
 			/* The line straddles an unmapped page: read exactly. */
 			return raw_read(m, addr, out, len);
@@ -469,6 +542,34 @@ mem_prefetch_hot(struct mem *m)
 		return;
 	lv = m->priv;
 	live_prefetch(m, lv->hot, lv->nhot);
+}
+
+bool
+mem_cache_only(struct mem *m, bool on)
+{
+	struct live *lv;
+
+	if (!m || m->ops != &live_ops)
+		return false;
+	lv = m->priv;
+	/* PTRACE_PEEKDATA's targets have no prefetch to serve from. */
+	if (on && lv->use_peek)
+		return false;
+	lv->cache_only = on;
+	if (on)
+		lv->refused = 0;
+	return true;
+}
+
+uint64_t
+mem_refused(const struct mem *m)
+{
+	const struct live *lv;
+
+	if (!m || m->ops != &live_ops)
+		return 0;
+	lv = m->priv;
+	return lv->cache_only ? lv->refused : 0;
 }
 
 void

@@ -13,6 +13,7 @@
 #ifndef RBFLAME_MEM_H
 #define RBFLAME_MEM_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -72,6 +73,17 @@ void mem_prefetch(struct mem *m, const uint64_t *addrs, size_t n);
 void mem_hot_begin(struct mem *m);
 void mem_hot_end(struct mem *m);
 void mem_prefetch_hot(struct mem *m);
+/**
+ * While on, a read the live backend's cache cannot serve fails (EAGAIN)
+ * instead of reading the target, and its lines are noted for the next
+ * mem_prefetch_hot(): what a stop prefetched, decoded after the target
+ * resumed, is a read of that moment or no read. false when m cannot (not
+ * live, or reading with PTRACE_PEEKDATA: nothing is prefetched).
+ * mem_refused() counts the reads refused since it was turned on (0
+ * while it is off).
+ */
+bool mem_cache_only(struct mem *m, bool on);
+uint64_t mem_refused(const struct mem *m);
 /** Invalidates cached contents; call whenever the target may have run. */
 void mem_flush(struct mem *m);
 /** Frees m (NULL is fine). */

@@ -219,6 +219,10 @@ struct profile_stats {
 	uint64_t stacks_reused;	/* Ruby stacks copied, their thread asleep
 				 * and idle since its last read */
 	uint64_t string_sets;	/* times a Ruby reader let its labels go */
+	uint64_t deferred;	/* Ruby ticks decoded after the resume, from
+				 * what the stop prefetched */
+	uint64_t deferred_refused; /* ... that needed a line the stop had
+				 * not fetched: stopped again, read held */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

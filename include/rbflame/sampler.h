@@ -127,6 +127,13 @@ struct sampler {
 	uint64_t pause_at_ns;
 	uint64_t pause_last_ns;	/* what the last stop took */
 	bool pause_said;	/* the budget's note printed */
+	/* Ruby ticks decoded once the target resumed (ruby_tick.c) */
+	bool deferring;		/* this read is: stacks_keep() keeps none */
+	uint64_t stopped_ticks;	/* ticks that stopped a holder: one in
+				 * DEFER_KEEP_EVERY reads held, and keeps */
+	uint32_t defer_skip;	/* stopped ticks left to read held after a
+				 * deferred read was refused */
+	uint32_t defer_backoff;	/* what the next refusal sets it to */
 	struct sampler_native *nat; /* --native: its state, NULL until first
 				 * used */
 	struct target_thread *prestop; /* the GVL holder interrupted by

@@ -847,6 +847,11 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		return -1;
 	}
 	r->bad = false;
+	/* A read from the cache alone that was refused a line (its class
+	 * path, its line table) may have resolved the frame short of it:
+	 * never kept. That read is done again, stopped. */
+	if (mem_refused(r->mem))
+		return 0;
 	sl->confirmed = !r->unstopped;
 	sl->gen = r->read_gen;
 	sl->kind = 1;
@@ -892,6 +897,8 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 		if (cfunc_frame(r, ep, f) < 0)
 			return -1;
 	}
+	if (mem_refused(r->mem))
+		return 0;	/* as iseq_frame_cached() */
 	sl->confirmed = !r->unstopped;
 	sl->gen = r->read_gen;
 	sl->kind = 2;

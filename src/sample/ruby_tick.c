@@ -258,6 +258,69 @@ pause_affordable(struct sampler *s, uint64_t now)
 	return false;
 }
 
+/* Resumes what h holds; the stop's time, from t0, goes to the stats
+ * and the --max-pause budget. */
+static void
+release(struct sampler *s, struct gvl_hold *h, uint64_t t0)
+{
+	sample_gvl_release(s, h);
+	if (h->n) {
+		uint64_t took = now_ns() - t0;
+
+		profile_times_note(&s->prof->stats.stop, took);
+		s->pause_last_ns = took;
+		s->pause_credit_ns -= (double)took;
+	}
+	h->n = 0;
+}
+
+/* One stopped tick in this many reads held, to keep the stacks of the
+ * threads that went idle (stacks_keep()): a read decoded after the
+ * resume keeps none. */
+#define DEFER_KEEP_EVERY 8
+#define DEFER_BACKOFF_MAX 64
+
+/*
+ * The GVL's holder stopped, every stack frozen, and last round's lines
+ * fetched in one call during the stop: the target resumes at once and
+ * the stacks are decoded after, from the cache alone (mem_cache_only(),
+ * on), which holds the memory of the stop's moment. A read that needs a
+ * line the prefetch did not bring (a new method, a thread that woke) is
+ * refused, its lines noted for the next prefetch, and false returned (*n
+ * not set): the caller stops the holder again and reads held.
+ */
+static bool
+deferred_read(struct sampler *s, struct gvl_hold *h, uint64_t t0, int *n)
+{
+	uint64_t refused;
+	int got;
+
+	release(s, h, t0);
+	ruby_reader_set_unstopped(s->ruby, false);
+	s->deferring = true;
+	got = sample_stacks_read(s);
+	s->deferring = false;
+	refused = mem_refused(s->mem);
+	mem_cache_only(s->mem, false);
+	mem_hot_end(s->mem);
+	if (!refused) {
+		*n = got;
+		s->prof->stats.deferred++;
+		s->defer_backoff = 0;
+		return true;
+	}
+	/* A refusal costs a second stop. Where the lines keep changing (a
+	 * server's threads taking turns) the next ones read held, twice
+	 * as many after each refusal in a row, DEFER_BACKOFF_MAX at most. */
+	s->prof->stats.deferred_refused++;
+	if (!s->defer_backoff)
+		s->defer_backoff = 1;
+	s->defer_skip = s->defer_backoff;
+	if (s->defer_backoff < DEFER_BACKOFF_MAX)
+		s->defer_backoff *= 2;
+	return false;
+}
+
 /* Stops the thread holding the GVL (or, the GVL in transit, those that
  * may take it), reads all stacks, resumes. When no thread we hold owns the GVL (none held it, or
  * the one we stopped had just released it), another may take it while we
@@ -297,6 +360,18 @@ sample_ruby_tick(struct sampler *s)
 	}
 	sample_gvl_hold(s, &h);
 	frozen = h.frozen;
+	if (frozen && h.hot && ++s->stopped_ticks % DEFER_KEEP_EVERY &&
+	    !(s->defer_skip && s->defer_skip--) &&
+	    mem_cache_only(s->mem, true)) {
+		if (deferred_read(s, &h, t0, &n))
+			goto record;
+		/* A line the stop did not fetch: stopped again, the new
+		 * lines in the prefetch, read held. */
+		t0 = now_ns();
+		h = (struct gvl_hold){ .keep = true, .prefetch = true };
+		sample_gvl_hold(s, &h);
+		frozen = h.frozen;
+	}
 	/* No flush here: the last holder check flushed, and what it read is
 	 * frozen now (or checked by a second read below). A hold that
 	 * stopped no thread (the GVL free, or its holder asleep in a call
@@ -340,14 +415,7 @@ sample_ruby_tick(struct sampler *s)
 		}
 	}
 	ruby_reader_set_unstopped(s->ruby, false);
-	sample_gvl_release(s, &h);
-	if (h.n) {
-		uint64_t took = now_ns() - t0;
-
-		profile_times_note(&s->prof->stats.stop, took);
-		s->pause_last_ns = took;
-		s->pause_credit_ns -= (double)took;
-	}
+	release(s, &h, t0);
 record:
 	if (n < 0 || !frozen) {
 		/* Unreadable, or still changing after every re-read: a torn

@@ -242,9 +242,11 @@ sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 		pid_t holder = 0;
 
 		mem_flush(s->mem);
-		if (h->prefetch && attempt > 0) {
-			/* Stopped: fetch what the last round read in one
-			 * go, and remember what this round reads. */
+		if (h->prefetch && h->n > 0) {
+			/* Stopped (a holder of an earlier attempt, or the
+			 * one the round interrupted): fetch what the last
+			 * round read in one go, and remember what this round
+			 * reads. */
 			mem_prefetch_hot(s->mem);
 			mem_hot_begin(s->mem);
 			h->hot = true;
@@ -370,8 +372,14 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 	return tp->last;
 }
 
-/* Keeps a copy of each stack read fresh, with the CPU time its thread
- * had just before, for stack_unchanged(). */
+/*
+ * Keeps a copy of each stack read fresh, with the CPU time its thread
+ * had just before, for stack_unchanged(). Not after a read decoded once
+ * the target resumed (s->deferring): the run time was read after the
+ * resume, the stack is of the stop, and a thread that ran in between
+ * would later be copied with a stack it had left. Those keep what an
+ * earlier read kept, a stack and a run time of the same moment.
+ */
 static void
 stacks_keep(struct sampler *s, int n)
 {
@@ -385,7 +393,7 @@ stacks_keep(struct sampler *s, int n)
 
 		if (st->reused)
 			s->prof->stats.stacks_reused++;
-		if (st->reused || !st->tid || st->gone)
+		if (st->reused || !st->tid || st->gone || s->deferring)
 			continue;
 		th = sample_own_thread(s, st->tid);
 		if (!th || !th->priv)

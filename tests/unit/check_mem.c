@@ -258,6 +258,65 @@ START_TEST(test_hot_lines)
 }
 END_TEST
 
+/*
+ * A large read (three lines or more: a control-frame array) joins the
+ * next round's prefetch and is then served from the cache; with
+ * mem_cache_only() on, what the cache does not hold is refused (EAGAIN)
+ * without reading the target, counted, and noted for the next prefetch,
+ * which brings it; off, mem_refused() is 0 and reads go to the target.
+ */
+START_TEST(test_cache_only)
+{
+	struct mem *m = mem_create_live(getpid());
+	static char big[4096] __attribute__((aligned(512)));
+	char out[sizeof(big)], c;
+	uint64_t calls;
+
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (char)(i * 13);
+	mem_hot_begin(m);
+	ck_assert_int_eq(mem_read(m, (uintptr_t)big + 100, out, 2000), 0);
+	ck_assert(memcmp(out, big + 100, 2000) == 0);
+	mem_hot_end(m);
+	/* The next round: one prefetch call, then the large read from the
+	 * cache, exact, no call. */
+	mem_flush(m);
+	big[1000] = 'Z';
+	calls = m->stats.syscalls;
+	mem_prefetch_hot(m);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	big[1001] = 'Y';	/* after the prefetch: the cache has the old */
+	ck_assert(mem_cache_only(m, true));
+	ck_assert_int_eq(mem_read(m, (uintptr_t)big + 100, out, 2000), 0);
+	ck_assert_int_eq(out[900], 'Z');
+	ck_assert_int_eq(out[901], (char)(1001 * 13));
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	ck_assert_uint_eq(mem_refused(m), 0);
+	/* Lines no prefetch brought: refused, small or large, no call. */
+	mem_hot_begin(m);
+	errno = 0;
+	ck_assert_int_eq(mem_read(m, (uintptr_t)big + 3000, &c, 1), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_int_eq(mem_read(m, (uintptr_t)big + 2100, out, 1900), -1);
+	ck_assert_uint_eq(mem_refused(m), 2);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	mem_hot_end(m);
+	ck_assert(mem_cache_only(m, false));
+	ck_assert_uint_eq(mem_refused(m), 0);
+	/* The next prefetch brings them: served from the cache alone. */
+	mem_flush(m);
+	mem_prefetch_hot(m);
+	ck_assert(mem_cache_only(m, true));
+	ck_assert_int_eq(mem_read(m, (uintptr_t)big + 3000, &c, 1), 0);
+	ck_assert_int_eq(c, (char)(3000 * 13));
+	ck_assert_int_eq(mem_read(m, (uintptr_t)big + 2100, out, 1900), 0);
+	ck_assert(memcmp(out, big + 2100, 1900) == 0);
+	ck_assert_uint_eq(mem_refused(m), 0);
+	mem_cache_only(m, false);
+	mem_destroy(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -273,6 +332,7 @@ main(void)
 	tcase_add_test(tc, test_hot_lines);
 	tcase_add_test(tc, test_prefetch_joins);
 	tcase_add_test(tc, test_lines_apart);
+	tcase_add_test(tc, test_cache_only);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
