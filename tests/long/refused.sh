@@ -37,7 +37,10 @@ snapshot() {
 # changed BEFORE AFTER: succeeds when every thread in both snapshots kept
 # its tracer and stayed stopped (t/T) or not stopped as it was. A running
 # target's states move between R and S, and Ruby's timer thread comes and
-# goes: those are not changes.
+# goes: those are not changes. With TRACER_ONLY=1 only the tracers are
+# compared: strace stops its tracee at every system call, so its threads
+# move in and out of t on their own (CI saw 18916:t before, R after);
+# that none stays stopped is checked by the target's progress instead.
 changed() {
 	local b a tid st tr
 	declare -A was
@@ -51,6 +54,7 @@ changed() {
 		tr=${st#*:}
 		st=${st%%:*}
 		[ "$tr" = "${was[$tid]#*:}" ] || return 1
+		[ "${TRACER_ONLY:-0}" = 0 ] || continue
 		case ${was[$tid]%%:*}:$st in
 		[tT]:[tT] | [!tT]:[!tT]) ;;
 		*) return 1 ;;
@@ -95,7 +99,11 @@ refused() {
 	changed "$before" "$after" ||
 		fail "$what: rbflame changed the target's threads (tid:state:tracer): before [$before] after [$after]"
 	say "$what: exit 1: $(cat "$T/$tag.err")"
-	say "  threads (tid:state:tracer) unchanged: $after"
+	if [ "${TRACER_ONLY:-0}" = 0 ]; then
+		say "  threads (tid:state:tracer) unchanged: $after"
+	else
+		say "  threads' tracers unchanged: $after"
+	fi
 }
 
 # untouched PID WHAT: once free, PID runs, untraced, no thread in t/T.
@@ -142,7 +150,7 @@ until [ -n "$(snapshot "$tracee")" ] &&
 	sleep 0.02
 done
 [ "$(tracer_of "$tracee")" = "$strace" ] || fail "strace does not hold the target"
-refused strace "$tracee" "traced by strace -f -p" 'strace|trac(er|ed)'
+TRACER_ONLY=1 refused strace "$tracee" "traced by strace -f -p" 'strace|trac(er|ed)'
 assert_progress "$tracee"
 kill -INT "$strace"
 wait_exit "$strace" 30 || fail "strace did not detach and exit"
