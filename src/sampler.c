@@ -337,11 +337,23 @@ tick_weight(struct sampler *s)
 	s->last_tick_ns = now;
 }
 
+/*
+ * A round's first step: the GVL holder interrupted, not waited for, so
+ * that the stops of several processes overlap. --max-pause decides
+ * here, before the interrupt: a stop the budget cannot afford is never
+ * begun (it was, and cancelled by the tick's unstopped read: a stop paid
+ * and never charged to the budget).
+ */
 void
 sampler_tick_begin(struct sampler *s)
 {
 	s->prestop = NULL;
-	if (tick_stops_holder(s))
+	s->pause_decided = false;
+	if (!tick_stops_holder(s))
+		return;
+	s->pause_ok = sample_pause_affordable(s, now_ns());
+	s->pause_decided = true;
+	if (s->pause_ok)
 		s->prestop = sample_gvl_prestop(s);
 }
 
@@ -416,6 +428,7 @@ void
 sampler_tick(struct sampler *s)
 {
 	tick(s);
+	s->pause_decided = false;	/* this tick's, taken or not */
 	/* A stop begun that the tick did not take (the process exited or
 	 * exec'd meanwhile, a stop requested): let the thread run. */
 	if (s->prestop) {

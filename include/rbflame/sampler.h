@@ -127,6 +127,8 @@ struct sampler {
 	uint64_t pause_at_ns;
 	uint64_t pause_last_ns;	/* what the last stop took */
 	bool pause_said;	/* the budget's note printed */
+	bool pause_decided;	/* sampler_tick_begin() asked the budget */
+	bool pause_ok;		/* ... and what it said */
 	/* Ruby ticks decoded once the target resumed (ruby_tick.c) */
 	bool deferring;		/* this read is: stacks_keep() keeps none */
 	uint64_t stopped_ticks;	/* ticks that stopped a holder: one in

@@ -232,8 +232,8 @@ count:
  * off before the next); otherwise it reads without stopping, as
  * --nonblocking does.
  */
-static bool
-pause_affordable(struct sampler *s, uint64_t now)
+bool
+sample_pause_affordable(struct sampler *s, uint64_t now)
 {
 	double cap = s->opt.max_pause * 1e9;
 
@@ -335,12 +335,17 @@ sample_ruby_tick(struct sampler *s)
 	struct gvl_hold h = { .keep = true, .prefetch = true };
 	uint64_t t0 = now_ns();
 	bool frozen;
+	bool decided = s->pause_decided;
 	int n;
 
 	/* A holder interrupted with the other processes' stopped since. */
 	if (s->prestop)
 		t0 = s->prestop->interrupted_ns;
-	if (s->opt.nonblocking || !pause_affordable(s, t0)) {
+	/* A round that interrupts every process's holder first asked the
+	 * budget before the interrupt (sampler_tick_begin()). */
+	s->pause_decided = false;
+	if (s->opt.nonblocking ||
+	    !(decided ? s->pause_ok : sample_pause_affordable(s, t0))) {
 		if (!s->opt.nonblocking)
 			s->prof->stats.unstopped++;
 		/* Last round's lines in one call, as a stopped tick

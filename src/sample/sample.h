@@ -186,6 +186,9 @@ struct gvl_hold {
 
 /** Stops the GVL holder (see struct gvl_hold); h->frozen: it worked. */
 void sample_gvl_hold(struct sampler *s, struct gvl_hold *h);
+/** --max-pause: whether this tick can afford to stop the process (it
+ * accrues the budget's credit up to now). */
+bool sample_pause_affordable(struct sampler *s, uint64_t now);
 /** The GVL holder sent PTRACE_INTERRUPT, not waited for (see
  * sampler_tick_begin()); NULL if none was. */
 struct target_thread *sample_gvl_prestop(struct sampler *s);

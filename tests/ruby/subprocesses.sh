@@ -20,6 +20,8 @@
 #    (Server#work under each), the held one is a one-line notice naming
 #    the other tracer, not an error, and stays with its tracer; nothing
 #    of the tree is left traced by rbflame;
+#  - --max-pause across processes: a worker is interrupted only at the
+#    ticks the budget lets stop it;
 #  - a zombie child (exited, not reaped) is no notice and no process.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
@@ -114,6 +116,29 @@ for p in $master $workers; do
 	[ "$TRACER" = 0 ] || fail "process $p left traced by $TRACER"
 done
 say "existing workers profiled, the held one told and left to its tracer"
+
+# --max-pause across processes: a round interrupts every process's GVL
+# holder before it waits for any, so the budget must decide before the
+# interrupt. It decided after: every worker was interrupted at every
+# tick (2975 interrupts in 2978 ticks, 3 s at 1000 Hz, 2 workers) while
+# the summary counted 5272 of the ticks as read without stopping. Each
+# worker's interrupts now are about its stopped ticks (ticks less those
+# read without stopping; a tick may take a second stop, hence twice).
+start_fixture mp forks.rb once 8
+run_rbflame mp 30 --debug --subprocesses --max-pause 1 -r 1000 -s 2 \
+	-p "$TPID" -o "$T/mp.folded"
+expect_rc 0 "rbflame --subprocesses --max-pause 1 -r 1000 -p PID -s 2"
+assert_collapsed "$T/mp.folded" "--subprocesses --max-pause 1"
+read -r ticks unstopped <<<"$(sed -n 's/.*(\([0-9]*\) ticks at .*, \([0-9]*\) ticks read without stopping.*/\1 \2/p' "$T/mp.err")"
+[ -n "$ticks" ] && [ -n "$unstopped" ] ||
+	fail "--max-pause: no ticks or unstopped count: $(tail -n 1 "$T/mp.err")"
+irq=$(awk '/^rbflame: thread [0-9]+ of process [0-9]+: [0-9]+ interrupts$/ { n += $(NF - 1) } END { print n + 0 }' "$T/mp.err")
+stopped=$((3 * ticks - unstopped))
+say "--max-pause 1, master and 3 workers: $ticks ticks, $unstopped read without stopping, $irq interrupts in all"
+[ "$unstopped" -gt 0 ] ||
+	fail "--max-pause 1 at 1000 Hz: every tick stopped (the budget never bound)"
+[ "$irq" -le $((2 * stopped + 30)) ] ||
+	fail "--max-pause 1: $irq interrupts for about $stopped stopped ticks: stops begun that the budget refused"
 
 # A zombie in the tree: nothing to follow, nothing to say.
 "$RUBY" -e 'fork { exit 0 }; fork { loop { } }; puts "ready"; $stdout.flush; sleep 30' \
