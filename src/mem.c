@@ -141,9 +141,10 @@ raw_read(struct mem *m, uint64_t addr, void *buf, size_t len)
 /*
  * The cache is set-associative over a hash of the address: a line may
  * sit in any of PROBES slots from its hash. Direct-mapped by address,
- * lines 2 MiB apart shared one slot, and Ruby's thread stacks lie 1 MiB
- * apart: with 50 threads a round evicted its own lines, and a read
- * served from the cache alone was refused at every tick.
+ * lines 2 MiB apart shared one slot, and Ruby 3.1 puts each thread's VM
+ * stack on its native stack, one 2 MiB mapping a thread: with 50 threads
+ * a round evicted its own lines, and a read served from the cache alone
+ * was refused at every tick.
  */
 static size_t
 slot_of(uint64_t laddr)

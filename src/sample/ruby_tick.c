@@ -342,8 +342,8 @@ sample_ruby_tick(struct sampler *s)
 	if (s->prestop)
 		t0 = s->prestop->interrupted_ns;
 	/* A round that interrupts every process's holder first asked the
-	 * budget before the interrupt (sampler_tick_begin()). */
-	s->pause_decided = false;
+	 * budget before the interrupt (sampler_tick_begin(); sampler_tick()
+	 * clears the answer after the tick). */
 	if (s->opt.nonblocking ||
 	    !(decided ? s->pause_ok : sample_pause_affordable(s, t0))) {
 		if (!s->opt.nonblocking)
