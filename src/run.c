@@ -578,10 +578,11 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
 	if (debug_enabled)
-		fprintf(stderr, "; stacks of idle threads copied %llu; ticks decoded after the resume %llu, stopped again for lines not fetched %llu",
+		fprintf(stderr, "; stacks of idle threads copied %llu; ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu",
 			(unsigned long long)st->stacks_reused,
 			(unsigned long long)st->deferred,
-			(unsigned long long)st->deferred_refused);
+			(unsigned long long)st->deferred_refused,
+			(unsigned long long)st->frames_by_epoch);
 	if (debug_enabled && st->rounds)
 		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
 			st->round_ns_total / 1e3 / st->rounds,

@@ -223,6 +223,7 @@ struct profile_stats {
 				 * what the stop prefetched */
 	uint64_t deferred_refused; /* ... that needed a line the stop had
 				 * not fetched: stopped again, read held */
+	uint64_t frames_by_epoch; /* frames the GC's count vouched for */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

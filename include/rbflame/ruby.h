@@ -304,6 +304,8 @@ struct ruby_reader_stats {
 	uint64_t bad_stacks;	/* stacks dropped */
 	uint64_t leaf_transit;	/* leaf frames left out, being pushed or
 				 * popped (the stack is its caller's) */
+	uint64_t frames_by_epoch; /* frames served by the GC's count,
+				   * unchecked (struct frame_slot) */
 	uint64_t string_sets;	/* times the labels and paths kept were
 				 * let go (at RUBY_READER_STRINGS_MAX) */
 };

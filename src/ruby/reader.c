@@ -55,6 +55,21 @@
  * reuses or compacts an iseq, or code redefined into the same addresses,
  * changes one of them); a C frame's method entry must still have the
  * same definition and owner.
+ *
+ * Or, cheaper, by the GC's count (epoch): a slot checked in a stopped
+ * read while the GC was not marking holds for every stopped read with
+ * the same count. Its iseq was alive then, so marked by the last marking
+ * or allocated after it: the sweep under way frees neither, and the next
+ * sweep belongs to a collection that starts by moving the count. Nor can
+ * another iseq take its key meanwhile: the pc points into the bytecode,
+ * freed with the iseq alone (a compaction moves the iseq, not its
+ * bytecode). A C frame's slot is keyed by its method entry alone, which
+ * a compaction may move and free: stamped while the GC is idle, or
+ * sweeping where compaction is not lazy (3.2 on: a mode of its own,
+ * done within one GC step). The method entry of a Ruby frame is still
+ * compared (the ep is the stack's, read each time): a frame in transit
+ * runs under another one. The iseqs' headers a hit read only to check
+ * them were 4 of the 22 lines a 20-deep stack's stop fetched.
  */
 struct frame_slot {
 	uint64_t key1, key2;	/* iseq, pc; or 0, method entry */
@@ -66,6 +81,8 @@ struct frame_slot {
 	bool confirmed;		/* resolved in a stopped read, or alike in
 				 * two reads: served as it is */
 	uint32_t gen;		/* the read that resolved it */
+	uint64_t epoch;		/* GC count + 1 when checked in a quiet
+				 * stopped read; 0 none */
 	struct ruby_frame f;
 };
 
@@ -115,6 +132,14 @@ struct ruby_reader {
 	/* Plausibility of the GC and status fields (see ruby_checks). */
 	struct ruby_checks checks;
 	uint64_t gc_count;	/* the GC count when the GC bit was last set */
+	/* This read's GC count + 1, when a stopped read that found the GC
+	 * quiet may stamp slots with it (quiet) or trust those stamped
+	 * with it; 0 when the count is unknown or the read is unstopped. */
+	uint64_t epoch;
+	bool quiet;		/* Ruby frames' slots: no marking under way */
+	bool quiet_me;		/* C frames' too: nor a sweep that may be
+				 * moving objects (<= 3.1's auto-compaction
+				 * moves them while it sweeps) */
 	uint32_t gc_stuck;	/* GC bit set since, count unchanged */
 	uint32_t holder_samples, holder_not_runnable;
 	/* dump --locals: on, and what this read rendered */
@@ -788,6 +813,23 @@ iseq_header(struct ruby_reader *r, uint64_t iseq, uint64_t *flags,
 	return 0;
 }
 
+/* A slot the GC's count vouches for in this read (struct frame_slot). */
+static bool
+slot_current(const struct ruby_reader *r, const struct frame_slot *sl,
+	     uint8_t kind, uint64_t key1, uint64_t key2)
+{
+	return r->epoch && sl->epoch == r->epoch && sl->kind == kind &&
+	       sl->key1 == key1 && sl->key2 == key2 && sl->confirmed;
+}
+
+/* A slot checked, or filled, in this read: stamped when the read may. */
+static void
+slot_checked(const struct ruby_reader *r, struct frame_slot *sl)
+{
+	if (sl->confirmed && (sl->kind == 1 ? r->quiet : r->quiet_me))
+		sl->epoch = r->epoch;
+}
+
 /* Two resolutions of a frame alike (labels and paths are interned:
  * their pointers compare). */
 static bool
@@ -815,6 +857,15 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 	struct frame_slot *sl = frame_slot(r, iseq, pc);
 	uint64_t body, flags, encoded, label, me;
 
+	if (slot_current(r, sl, 1, iseq, pc)) {
+		me = frame_method_entry(r, ep);
+		if (!r->bad && me == sl->me_raw) {
+			r->stats.frames_by_epoch++;
+			*f = sl->f;
+			return 0;
+		}
+		r->bad = false;
+	}
 	if (iseq_header(r, iseq, &flags, &body, &encoded, &label) < 0 ||
 	    (flags & L->t_mask) != L->t_imemo ||
 	    ((flags >> L->imemo_type_shift) & L->imemo_type_mask) !=
@@ -833,6 +884,7 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		 * another read: this one's would find the same bytes)
 		 * before it is trusted. */
 		if (sl->confirmed || sl->gen == r->read_gen) {
+			slot_checked(r, sl);
 			*f = sl->f;
 			return 0;
 		}
@@ -847,6 +899,7 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		return -1;
 	}
 	r->bad = false;
+	sl->epoch = 0;		/* not what it was checked as */
 	/* A read from the cache alone that was refused a line (its class
 	 * path, its line table) may have resolved the frame short of it:
 	 * never kept. That read is done again, stopped. */
@@ -862,6 +915,7 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 	sl->label = label;
 	sl->me_raw = me;
 	sl->f = *f;
+	slot_checked(r, sl);
 	return 0;
 }
 
@@ -876,12 +930,18 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	if (r->bad || special(L, me))
 		return cfunc_frame(r, ep, f);
 	sl = frame_slot(r, 0, me);
+	if (slot_current(r, sl, 2, 0, me)) {
+		r->stats.frames_by_epoch++;
+		*f = sl->f;
+		return 0;
+	}
 	def = rd64(r, me + L->me_def);
 	owner = rd64(r, me + L->me_owner);
 	if (!r->bad && sl->kind == 2 && sl->key2 == me && sl->def == def &&
 	    sl->owner == owner &&
 	    imemo_type(r, me) == (int)L->imemo_ment) {
 		if (sl->confirmed || sl->gen == r->read_gen) {
+			slot_checked(r, sl);
 			*f = sl->f;
 			return 0;
 		}
@@ -897,6 +957,7 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 		if (cfunc_frame(r, ep, f) < 0)
 			return -1;
 	}
+	sl->epoch = 0;		/* as iseq_frame_cached() */
 	if (mem_refused(r->mem))
 		return 0;	/* as iseq_frame_cached() */
 	sl->confirmed = !r->unstopped;
@@ -907,6 +968,7 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	sl->def = def;
 	sl->owner = owner;
 	sl->f = *f;
+	slot_checked(r, sl);
 	return 0;
 }
 
@@ -932,15 +994,21 @@ prefetch_frames(struct ruby_reader *r, uint64_t n)
 		if (iseq && pc && !special(L, iseq)) {
 			struct iseq_memo *m = iseq_memo(r, iseq);
 
-			/* Checked already in this read: nothing to fetch. */
-			if (m->gen == r->read_gen && m->iseq == iseq)
+			/* Checked already in this read, or vouched for by
+			 * the GC's count: nothing to fetch. */
+			if ((m->gen == r->read_gen && m->iseq == iseq) ||
+			    slot_current(r, frame_slot(r, iseq, pc), 1, iseq,
+					 pc))
 				continue;
 			/* Recursion: the same iseq as the frame before. */
 			if (k && addrs[k - 1] == iseq)
 				continue;
 			addrs[k++] = iseq;
 		} else if (ep) {
-			addrs[k++] = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
+			uint64_t me = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
+
+			if (!slot_current(r, frame_slot(r, 0, me), 2, 0, me))
+				addrs[k++] = me;
 		}
 	}
 	r->bad = false;
@@ -1797,16 +1865,19 @@ gc_mode_known(const struct ruby_layout *L, uint64_t mode)
  * false when it dropped the field.
  */
 static bool
-gc_plausible(struct ruby_reader *r, uint64_t os, uint64_t mode, bool in_gc)
+gc_plausible(struct ruby_reader *r, uint64_t os, uint64_t mode, bool in_gc,
+	     uint64_t *epoch)
 {
 	const struct ruby_layout *L = r->L;
 	uint64_t count = 0;
 	char why[160];
 
+	*epoch = 0;
 	if (L->objspace_gc_count != RUBY_LAYOUT_NONE) {
 		count = rd64(r, os + L->objspace_gc_count);
 		if (r->bad)
 			return true;	/* unreadable now: no verdict */
+		*epoch = count + 1;
 	}
 	if (!gc_mode_known(L, mode)) {
 		snprintf(why, sizeof(why),
@@ -1850,9 +1921,11 @@ static enum ruby_state
 gc_state(struct ruby_reader *r)
 {
 	const struct ruby_layout *L = r->L;
-	uint64_t os, mode;
+	uint64_t os, mode, epoch;
 	bool in_gc;
 
+	r->epoch = 0;
+	r->quiet = r->quiet_me = false;
 	if (r->checks.gc == RUBY_CHECK_ABSENT ||
 	    r->checks.gc == RUBY_CHECK_DROPPED)
 		return RUBY_STATE_RUNNING;
@@ -1867,11 +1940,23 @@ gc_state(struct ruby_reader *r)
 		r->bad = false;
 		return RUBY_STATE_RUNNING;
 	}
-	if (!gc_plausible(r, os, mode, in_gc)) {
+	if (!gc_plausible(r, os, mode, in_gc, &epoch)) {
 		r->bad = false;
 		return RUBY_STATE_RUNNING;
 	}
 	r->bad = false;
+	/* The frame cache's epoch (struct frame_slot): a stopped read only,
+	 * whose count and stacks are of one moment. */
+	if (!r->unstopped && r->checks.gc == RUBY_CHECK_PASSED) {
+		bool swept = !in_gc && mode == L->gc_mode_sweeping;
+
+		r->epoch = epoch;
+		r->quiet_me = epoch && !in_gc &&
+			      (mode == L->gc_mode_none ||
+			       (swept && L->gc_mode_compacting !=
+						 RUBY_LAYOUT_NOVAL));
+		r->quiet = r->quiet_me || (epoch && swept);
+	}
 	if (!in_gc)
 		return RUBY_STATE_RUNNING;
 	if (mode == L->gc_mode_marking)

@@ -11,7 +11,8 @@
 # hold): each summary shows held p50 > 0 and an interrupt latency p50 >
 # 0, held p50 <= stopped p50 and held p99 <= stopped p99. With one thread
 # each hold lies inside its own sample's stop, so every quantile of the
-# holds is at most the same quantile of the stops.
+# holds is at most the same quantile of the stops. Then, with --debug:
+# most frames served by the GC count, unchecked (see the end).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -42,3 +43,19 @@ run_rbflame native 30 --native -p "$TPID" -s 2 -r 200 \
 expect_rc 0 "rbflame --native -p PID -s 2 -r 200"
 assert_collapsed "$T/native.folded" "held --native"
 check_held native "--native"
+
+# A frame the GC's count vouches for is served without reading its iseq
+# (struct frame_slot in src/ruby/reader.c): deep.rb's loop allocates
+# nothing, so the count stands still and most frames of most samples
+# are served so; the stacks stay whole (assert_collapsed, and
+# consistency.sh checks their chains on this fixture).
+run_rbflame vouch 30 --debug -p "$TPID" -s 2 -r 200 -o "$T/vouch.folded"
+expect_rc 0 "rbflame --debug -p PID -s 2 -r 200"
+assert_collapsed "$T/vouch.folded" "held --debug"
+vouched=$(grep -o 'frames the GC count vouched for [0-9]*' "$T/vouch.err" |
+	grep -o '[0-9]*$')
+frames=$(awk '{ s += (gsub(/;/, ";") + 1) * $NF } END { print s + 0 }' \
+	"$T/vouch.folded")
+say "frames the GC count vouched for: ${vouched:-none} of $frames"
+[ -n "$vouched" ] && [ "$frames" -gt 0 ] && [ $((vouched * 2)) -ge "$frames" ] ||
+	fail "frames vouched for by the GC count: ${vouched:-none} of $frames, want at least half"
