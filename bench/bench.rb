@@ -93,8 +93,8 @@ def rbflame(bin, pid, secs, rate, *opts)
   summary(err)
 end
 
-def floor(pid, secs)
-  out, err, st = Open3.capture3(*RT, FLOOR, "-p", pid.to_s,
+def floor(pid, secs, *opts)
+  out, err, st = Open3.capture3(*RT, FLOOR, *opts, "-p", pid.to_s,
                                 "-n", (secs * RATE).round.to_s, "-r", RATE.to_s)
   return { error: err.strip } unless st.success?
 
@@ -148,17 +148,19 @@ def stop_time
     begin
       sleep 0.5
       seen = depth_seen(pid)
-      runs = { floor: [], cached: [], uncached: [] }
+      runs = { floor: [], read: [], cached: [], uncached: [] }
       secs = SECS / ROUNDS
       # Interleaved, so that a change in the machine's load weighs on all
       # three alike.
       ROUNDS.times do
         runs[:floor] << floor(pid, secs)
+        runs[:read] << floor(pid, secs, "-R")
         runs[:cached] << rbflame(RBFLAME, pid, secs, RATE)
         runs[:uncached] << rbflame(NOCACHE, pid, secs, RATE) unless NOCACHE == "-"
       end
       rows << { depth: depth, threads: threads, seen: seen,
-                floor: combine(runs[:floor]), cached: combine(runs[:cached]),
+                floor: combine(runs[:floor]), read: combine(runs[:read]),
+                cached: combine(runs[:cached]),
                 uncached: combine(runs[:uncached]) }
     ensure
       stop(pid, io)
@@ -181,7 +183,9 @@ def goal(row, rows)
     limit = HELD_GOAL_US.fetch(row[:depth], 40)
     return "inconclusive (floor's bare hold #{format('%.1f', row[:floor][:held50])} us > #{limit} us: busy machine)" if row[:floor][:held50] > limit
 
-    "#{c[:held50] <= limit ? 'met' : 'MISSED'} (<= #{limit})"
+    read = row[:read] && !row[:read][:error] && row[:read][:held50]
+    below = read && read > limit ? "; floor + read alone #{format('%.1f', read)}" : ""
+    "#{c[:held50] <= limit ? 'met' : 'MISSED'} (<= #{limit}#{below})"
   else
     one = rows.find { |r| r[:depth] == row[:depth] && r[:threads] == 1 }
     return "-" unless one && one[:cached] && !one[:cached][:error]
@@ -204,21 +208,24 @@ def print_stop_time(rows)
   puts "reported, p50. floor = the bare PTRACE_INTERRUPT -> stop -> PTRACE_CONT"
   puts "cycle on the same target and thread (bench/floor at #{RATE} Hz), and its"
   puts "bare hold (PTRACE_CONT alone), p50. Measured in #{ROUNDS} interleaved rounds;"
-  puts "figures are medians over the rounds. Goals, on held p50: 1 thread, 10 us"
-  puts "(20 deep) or 40 us (200 deep); 50 threads, at most twice 1 thread's."
+  puts "figures are medians over the rounds. floor + read: the floor's hold"
+  puts "doing the least a hold that reads the target does (bench/floor -R: the"
+  puts "registers and one 512-byte process_vm_readv), p50: what no reading hold"
+  puts "goes under on this host. Goals, on held p50: 1 thread, 10 us (20 deep) or"
+  puts "40 us (200 deep); 50 threads, at most twice 1 thread's."
   puts
-  fm = "%-21s %-17s %-10s %-17s %-15s %-9s %-17s %-6s %s"
-  puts format(fm, "target", "floor", "floor held", "stopped", "held",
+  fm = "%-21s %-17s %-10s %-12s %-17s %-15s %-9s %-17s %-6s %s"
+  puts format(fm, "target", "floor", "floor held", "floor + read", "stopped", "held",
               "latency", "held, cache off", "ticks", "goal (held p50)")
   rows.each do |r|
     name = "#{r[:depth]} deep, #{r[:threads]} thr" + (r[:seen] == r[:depth] ? "" : " (saw #{r[:seen]})")
     puts format(fm, name, fmt(r[:floor]), fmt1(r[:floor], :held50),
-                fmt(r[:cached]), fmt(r[:cached], :held50, :held99),
+                fmt1(r[:read], :held50), fmt(r[:cached]), fmt(r[:cached], :held50, :held99),
                 fmt1(r[:cached], :lat50),
                 fmt(r[:uncached], :held50, :held99),
                 r[:cached] && r[:cached][:ticks], goal(r, rows))
   end
-  errs = rows.flat_map { |r| [r[:floor], r[:cached], r[:uncached]] }.compact.select { |x| x[:error] }
+  errs = rows.flat_map { |r| [r[:floor], r[:read], r[:cached], r[:uncached]] }.compact.select { |x| x[:error] }
   errs.each { |e| puts "  error: #{e[:error]}" }
   puts
 end
