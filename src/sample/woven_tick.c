@@ -276,7 +276,10 @@ woven_try(struct sampler *s)
 	if (held)
 		t0 = held->interrupted_ns;
 	/* No flush: the holder check just did, and what it read is frozen
-	 * now (or checked by a second read below). */
+	 * now (or checked by a second read below). Not frozen, the reads
+	 * run beside the GVL's owner: the reader trusts nothing of them
+	 * (no frame cache stamp under the GC count, reader.c). */
+	ruby_reader_set_unstopped(s->ruby, !frozen);
 	n = sample_stacks_read(s);
 	nat = native_state(s);
 	if (!frozen && n >= 0)
@@ -331,6 +334,7 @@ woven_try(struct sampler *s)
 		if (!frozen)
 			s->prof->stats.torn++;
 	}
+	ruby_reader_set_unstopped(s->ruby, false);
 	sample_gvl_release(s, &h);
 	if (held)
 		profile_times_note(&s->prof->stats.stop, now_ns() - t0);
