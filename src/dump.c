@@ -430,6 +430,7 @@ stop_all(struct dump_ctx *c, struct target *t)
 	 * interrupted are waited for. */
 	for (th = target_thread_next(t, NULL); th && c->meta.nregs < n;
 	     th = target_thread_next(t, th)) {
+		const struct user_regs_struct *regs;
 		uint64_t now = now_ns();
 
 		if (th->state != TS_STOPPING)
@@ -440,8 +441,14 @@ stop_all(struct dump_ctx *c, struct target *t)
 				  strerror(errno));
 			continue;
 		}
+		regs = target_thread_regs(th);
+		if (!regs) {
+			debug_msg("thread %d: registers: %s", (int)th->tid,
+				  strerror(errno));
+			continue;
+		}
 		c->meta.regs[c->meta.nregs].tid = th->tid;
-		c->meta.regs[c->meta.nregs].regs = th->regs;
+		c->meta.regs[c->meta.nregs].regs = *regs;
 		c->meta.nregs++;
 	}
 }

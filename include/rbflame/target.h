@@ -56,7 +56,9 @@ struct target_thread {
 	uint64_t interrupts;	/* PTRACE_INTERRUPTs sent to it (--debug
 				 * prints them at the end) */
 	struct user_regs_struct regs; /* in a stop target_wait_stopped()
-				 * returned: its registers, syscall fixed */
+				 * returned: its registers, syscall fixed;
+				 * read through target_thread_regs() */
+	bool regs_ok;		/* regs are of this stop */
 	void *priv;		/* the sampler's per-thread state */
 	struct target_thread *prev, *next; /* t->threads, oldest first;
 				 * a gone thread keeps its next */
@@ -166,7 +168,7 @@ struct target_thread *target_thread_next(struct target *t,
 int target_interrupt(struct target *t, struct target_thread *th);
 /**
  * Handles events until th is stopped, gone, or timeout_ns passes. 0 when
- * stopped: th->regs holds its registers, and a non-restartable syscall
+ * stopped: a non-restartable syscall
  * (epoll_wait...) that our stop made fail with EINTR has been turned into
  * a restart (kept an EINTR if a real signal handler runs too, as man 7
  * signal says), so the thread can be resumed as it is. -1 otherwise: th
@@ -175,6 +177,13 @@ int target_interrupt(struct target *t, struct target_thread *th);
  */
 int target_wait_stopped(struct target *t, struct target_thread *th,
 			uint64_t timeout_ns);
+/**
+ * The registers of th, stopped by target_wait_stopped(): fetched on the
+ * first call of the stop (a stop in a syscall has them already), so a
+ * hold that needs none does not pay for them. NULL, errno set, when th
+ * is not stopped or they cannot be read.
+ */
+const struct user_regs_struct *target_thread_regs(struct target_thread *th);
 /**
  * Resumes a thread we stopped, then hands t->thread_held how long it
  * waited for the stop and how long it was held there.

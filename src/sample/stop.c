@@ -72,6 +72,7 @@ int
 sample_unwind_stopped(struct sampler *s, struct target_thread *th,
 		      uint64_t *ips, uint64_t *stop_ns)
 {
+	const struct user_regs_struct *regs;
 	int n;
 
 	*stop_ns = 0;
@@ -82,8 +83,10 @@ sample_unwind_stopped(struct sampler *s, struct target_thread *th,
 	}
 	/* Its stack ran until now: what the cache holds of it is stale. */
 	mem_flush(s->mem);
-	n = unwind_stack(s->unwinder, th->tid, &th->regs, ips,
-			 SAMPLER_MAX_FRAMES);
+	regs = target_thread_regs(th);
+	n = regs ? unwind_stack(s->unwinder, th->tid, regs, ips,
+				SAMPLER_MAX_FRAMES)
+		 : -1;
 	target_resume(s->t, th);
 	*stop_ns = now_ns() - th->interrupted_ns;
 	return n;

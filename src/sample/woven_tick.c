@@ -297,9 +297,11 @@ woven_try(struct sampler *s)
 		if (!sample_thread_wanted(s, sample_ruby_tid(s, st), st->name))
 			continue;
 		if (held && st->tid == held->tid) {
-			int k = unwind_stack(s->unwinder, st->tid,
-					     &held->regs, ips,
-					     SAMPLER_MAX_FRAMES);
+			const struct user_regs_struct *r =
+				target_thread_regs(held);
+			int k = r ? unwind_stack(s->unwinder, st->tid, r, ips,
+						 SAMPLER_MAX_FRAMES)
+				  : -1;
 
 			nat->nips[i] = k > 0 ? k : -1;
 		} else {
