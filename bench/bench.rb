@@ -202,7 +202,7 @@ end
 
 def print_stop_time(rows)
   puts "Stop time per sample, us (p50 / p99), from rbflame's summary: -r #{RATE} for"
-  puts "#{SECS} s. stopped: from the GVL-holder lookup to the resume returning;"
+  puts "#{SECS} s. stopped: from the GVL holder's interrupt to the resume returning;"
   puts "held: each thread from waitpid reporting its stop to PTRACE_CONT returning"
   puts "(what rbflame's own work adds); latency: PTRACE_INTERRUPT to the stop"
   puts "reported, p50. floor = the bare PTRACE_INTERRUPT -> stop -> PTRACE_CONT"

@@ -188,8 +188,7 @@ struct profile_stats {
 	uint64_t jit_ends;	/* --native: native stacks whose unwinding
 				 * ended in JIT code (no unwind info there) */
 	struct profile_times stop; /* each sample's stop: a Ruby tick's
-				 * from the GVL-holder lookup (or the
-				 * holder's PTRACE_INTERRUPT, sent early)
+				 * from the GVL holder's PTRACE_INTERRUPT
 				 * to the last resume returning; a native
 				 * thread's from its PTRACE_INTERRUPT */
 	struct profile_times held; /* each thread's hold: from waitpid

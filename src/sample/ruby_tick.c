@@ -365,6 +365,11 @@ sample_ruby_tick(struct sampler *s)
 	}
 	sample_gvl_hold(s, &h);
 	frozen = h.frozen;
+	/* The stop begins at the first interrupt: the holder's lookup and
+	 * the fetch that warms the hold (sample_gvl_hold()) ran beside the
+	 * target, as woven_tick() counts. */
+	if (h.n && h.v[0]->interrupted_ns > t0)
+		t0 = h.v[0]->interrupted_ns;
 	if (frozen && h.hot && ++s->stopped_ticks % DEFER_KEEP_EVERY &&
 	    !(s->defer_skip && s->defer_skip--) &&
 	    mem_cache_only(s->mem, true)) {
@@ -376,6 +381,8 @@ sample_ruby_tick(struct sampler *s)
 		h = (struct gvl_hold){ .keep = true, .prefetch = true };
 		sample_gvl_hold(s, &h);
 		frozen = h.frozen;
+		if (h.n && h.v[0]->interrupted_ns > t0)
+			t0 = h.v[0]->interrupted_ns;
 	}
 	/* No flush here: the last holder check flushed, and what it read is
 	 * frozen now (or checked by a second read below). A hold that
