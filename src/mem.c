@@ -351,46 +351,48 @@ readv_resume(struct mem *m, pid_t pid, const struct iovec *local,
 	return nok;
 }
 
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
 static void
 live_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 {
 	struct live *lv = m->priv;
 	struct iovec local[PREFETCH_MAX], remote[PREFETCH_MAX];
 	struct line *lines[PREFETCH_MAX];
+	uint64_t want[PREFETCH_MAX];
 	bool ok[PREFETCH_MAX];
-	size_t k = 0;
+	size_t k = 0, nwant = 0;
 
 	if (lv->use_peek)
 		return;
-	for (size_t i = 0; i < n && k < PREFETCH_MAX; i++) {
-		uint64_t laddr = addrs[i] & ~(uint64_t)(LINE_SIZE - 1);
+	/* In address order, each line once, for readv_resume() to join
+	 * neighbours. Sorted as a whole: inserting each line in order cost
+	 * a server's rounds of a few hundred lines 15% of rbflame's CPU. */
+	for (size_t i = 0; i < n && nwant < PREFETCH_MAX; i++)
+		if (addrs[i])
+			want[nwant++] = addrs[i] & ~(uint64_t)(LINE_SIZE - 1);
+	qsort(want, nwant, sizeof(*want), cmp_u64);
+	for (size_t i = 0; i < nwant; i++) {
+		uint64_t laddr = want[i];
 		struct line *l;
 
-		if (!addrs[i] || line_find(lv, laddr))
+		if ((i && want[i - 1] == laddr) || line_find(lv, laddr))
 			continue;
 		l = line_claim(lv, laddr);
 		if (!l)
-			continue;	/* pending already, or no slot free */
+			continue;	/* no slot free */
 		lines[k] = l;
 		l->tag = laddr | TAG_PENDING;
 		local[k].iov_base = l->data;
 		local[k].iov_len = LINE_SIZE;
 		remote[k].iov_base = (void *)(uintptr_t)laddr;
 		remote[k].iov_len = LINE_SIZE;
-		/* In address order (insertion: a round reads mostly in
-		 * order), for readv_resume() to join neighbours. */
-		for (size_t j = k; j > 0 && remote[j - 1].iov_base >
-						    remote[j].iov_base; j--) {
-			struct iovec tl = local[j], tr = remote[j];
-			struct line *t = lines[j];
-
-			local[j] = local[j - 1];
-			remote[j] = remote[j - 1];
-			lines[j] = lines[j - 1];
-			local[j - 1] = tl;
-			remote[j - 1] = tr;
-			lines[j - 1] = t;
-		}
 		k++;
 	}
 	if (k == 0)
