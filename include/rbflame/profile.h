@@ -223,6 +223,8 @@ struct profile_stats {
 	uint64_t deferred_refused; /* ... that needed a line the stop had
 				 * not fetched: stopped again, read held */
 	uint64_t frames_by_epoch; /* frames the GC's count vouched for */
+	uint64_t threads_by_walk; /* idle threads taken whole from the last
+				 * walk of the thread list */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

@@ -306,6 +306,8 @@ struct ruby_reader_stats {
 				 * popped (the stack is its caller's) */
 	uint64_t frames_by_epoch; /* frames served by the GC's count,
 				   * unchecked (struct frame_slot) */
+	uint64_t threads_by_walk; /* threads taken whole from the last
+				   * walk of the list, nothing read */
 	uint64_t string_sets;	/* times the labels and paths kept were
 				 * let go (at RUBY_READER_STRINGS_MAX) */
 };

@@ -148,6 +148,11 @@ struct ruby_reader {
 	bool unstopped;		/* ruby_reader_set_unstopped() */
 	ruby_same_stack_fn same; /* ruby_reader_set_same() */
 	void *same_ctx;
+	/* The last walk of the thread list, for the next to skip the
+	 * threads the hook proves idle (walk_reuse()). */
+	struct walk_entry *walk;	/* RUBY_MAX_THREADS, allocated once */
+	int nwalk;
+	uint64_t walk_cnt;		/* the list's count then + 1; 0: none */
 	bool bad_leaf_or_cut;	/* this stack lost its leaf or was cut */
 	struct ruby_locals **locals;	/* RUBY_MAX_LOCALS_FRAMES slots */
 	size_t nlocals;
@@ -1666,7 +1671,23 @@ struct thread_list {
 	uint64_t head;		/* list head address */
 	uint64_t running_ec;	/* the GVL holder's ec, 0 if none holds it */
 	uint64_t main_thread;
+	uint64_t cnt;		/* the VM's count of its threads + 1; 0 when
+				 * the layout has none */
 };
+
+/* A thread as the last walk of the list found it. */
+struct walk_entry {
+	uint64_t thread;	/* rb_thread_t * */
+	uint64_t ec;
+	uint64_t next;		/* its list node's next */
+	pid_t tid;
+	uint32_t reused;	/* walks in a row that took it from here */
+};
+
+/* A thread is read again from its own memory after this many walks took
+ * it from the last: what others write in its struct (Thread#name=, a
+ * waker's status) is that much behind at most. */
+#define WALK_REUSE_MAX 32
 
 /* running_ec keeps the last thread that ran Ruby after it released the
  * GVL; the GVL's owner field is cleared on release: trust it when the
@@ -1692,6 +1713,25 @@ holder_ec(struct ruby_reader *r, uint64_t owner_field, uint64_t running_ec)
 	return ec;
 }
 
+/* The thread list's count at obj + off, + 1; 0 when the layout has
+ * none or it cannot be read (a snapshot that did not record it): only
+ * the reuse of the last walk needs it. */
+static uint64_t
+list_count(struct ruby_reader *r, uint64_t obj, uint16_t off)
+{
+	bool saved = r->bad;
+	uint32_t cnt;
+
+	if (off == RUBY_LAYOUT_NONE)
+		return 0;
+	cnt = rd32(r, obj + off);
+	if (r->bad) {
+		r->bad = saved;
+		return 0;
+	}
+	return (uint64_t)cnt + 1;
+}
+
 static int
 thread_list(struct ruby_reader *r, struct thread_list *tl)
 {
@@ -1712,6 +1752,7 @@ thread_list(struct ruby_reader *r, struct thread_list *tl)
 				: ractor + L->ractor_gvl_owner,
 			rd64(r, ractor + L->ractor_running_ec));
 		tl->main_thread = rd64(r, ractor + L->ractor_main_thread);
+		tl->cnt = list_count(r, ractor, L->ractor_threads_cnt);
 	} else {
 		uint64_t running = rd64(r, vm + L->vm_running_thread);
 
@@ -1723,6 +1764,7 @@ thread_list(struct ruby_reader *r, struct thread_list *tl)
 				: vm + L->vm_gvl_owner,
 			running ? rd64(r, running + L->thread_ec) : 0);
 		tl->main_thread = rd64(r, vm + L->vm_main_thread);
+		tl->cnt = list_count(r, vm, L->vm_living_thread_num);
 	}
 	return r->bad ? -1 : 0;
 }
@@ -1816,6 +1858,7 @@ ruby_reader_destroy(struct ruby_reader *r)
 	proc_tidmap_destroy(r->tids);
 	free(r->cfps);
 	free(r->frames);
+	free(r->walk);
 	free(r->vs);
 	free_locals(r);
 	free(r->locals);
@@ -2039,6 +2082,56 @@ rotate_strings(struct ruby_reader *r)
 	r->stats.string_sets++;
 }
 
+/*
+ * The thread the last walk found at this place, taken whole from the
+ * hook's copy of its last stack when the hook proves it has not run
+ * since (ruby_reader_set_same()): nothing of it is read, neither its
+ * struct, its tid, its name nor its stack; the walk goes on from the
+ * next node the last walk found in it. A thread's own struct changes
+ * when it runs; the list's links when a thread joins or leaves, which
+ * changes the list's count (checked by the caller) and makes the
+ * joiner run. A server's idle pool cost a round three lines a thread
+ * (struct, name, tid), most of what its stop fetched. The GVL and
+ * state are the current read's: an idle thread may hold the GVL
+ * asleep in a call. True when st is filled.
+ */
+static bool
+walk_reuse(struct ruby_reader *r, const struct walk_entry *w,
+	   const struct thread_list *tl, enum ruby_state gc,
+	   struct ruby_stack *st, bool *not_idle)
+{
+	const struct ruby_stack *was;
+
+	memset(st, 0, offsetof(struct ruby_stack, frames));
+	st->thread = w->thread;
+	st->tid = w->tid;
+	*not_idle = false;
+	if (!w->tid || w->reused >= WALK_REUSE_MAX)
+		return false;
+	was = r->same(r->same_ctx, st);
+	if (!was) {
+		*not_idle = true;
+		return false;
+	}
+	if (was->thread != w->thread || was->tid != w->tid ||
+	    was->nframes < 0 || was->nframes > RUBY_MAX_FRAMES ||
+	    was->sets != r->stats.string_sets)
+		return false;
+	memcpy(st, was, offsetof(struct ruby_stack, frames) +
+			(size_t)was->nframes * sizeof(st->frames[0]));
+	st->gvl = w->ec && w->ec == tl->running_ec;
+	if (st->gvl)
+		st->state = gc;
+	else if (r->checks.status != RUBY_CHECK_DROPPED &&
+		 (uint32_t)st->status == r->L->thread_runnable)
+		st->state = RUBY_STATE_WAITING_GVL;
+	else
+		st->state = RUBY_STATE_NO_GVL;
+	st->reused = true;
+	r->stats.threads_by_walk++;
+	return true;
+}
+
 int
 ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 {
@@ -2046,6 +2139,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 	struct thread_list tl;
 	enum ruby_state gc;
 	uint64_t node;
+	bool by_walk;
 	int n = 0;
 
 	free_locals(r);
@@ -2056,16 +2150,30 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		return -1;
 	gc = gc_state(r);
 	node = rd64(r, tl.head + L->list_node_next);
+	/* The last walk stands while the list's count does; once a thread
+	 * is not where it was, the rest is read. */
+	by_walk = r->same && !r->locals_on && tl.cnt && tl.cnt == r->walk_cnt;
+	if (!r->walk)
+		r->walk = xcalloc(RUBY_MAX_THREADS, sizeof(*r->walk));
+	r->walk_cnt = 0;
 	for (int guard = 0; node && node != tl.head && n < max &&
 			    guard < RUBY_MAX_THREADS;
 	     guard++) {
 		uint64_t th = node - L->thread_lt_node;
 		struct ruby_stack *st = &out[n];
+		struct walk_entry *w = &r->walk[n];
 		uint64_t ec, name;
-		bool bad;
+		bool bad, not_idle = false;
 
 		if (seen_thread(out, n, th))
 			break;
+		by_walk = by_walk && n < r->nwalk && w->thread == th;
+		if (by_walk && walk_reuse(r, w, &tl, gc, st, &not_idle)) {
+			w->reused++;
+			node = w->next;
+			n++;
+			continue;
+		}
 		r->bad = false;
 		memset(st, 0, offsetof(struct ruby_stack, frames));
 		st->thread = th;
@@ -2097,16 +2205,29 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 			st->state = RUBY_STATE_NO_GVL;
 		st->sets = r->stats.string_sets;
 		st->reused = false;
+		/* The hook said no already: not asked twice. */
 		if (r->bad || !ec ||
-		    (!copy_same(r, st) && read_frames(r, ec, st) < 0)) {
+		    ((not_idle || !copy_same(r, st)) &&
+		     read_frames(r, ec, st) < 0)) {
 			st->nframes = -1;
 			r->stats.bad_stacks++;
 		}
 		n++;
 		r->bad = false;
 		node = rd64(r, node + L->list_node_next);
-		if (r->bad)
+		if (r->bad) {
+			r->nwalk = 0;
 			return n ? n : -1;
+		}
+		if (by_walk && w->next != node)
+			by_walk = false;	/* the list changed here */
+		/* Kept for the next walk: only a thread whose stack this
+		 * read got may be taken from it. */
+		*w = (struct walk_entry){ .thread = th, .ec = ec, .next = node,
+					  .tid = st->nframes >= 0 && !st->gone
+							 ? st->tid : 0 };
 	}
+	r->nwalk = n;
+	r->walk_cnt = tl.cnt;
 	return n;
 }

@@ -15,6 +15,11 @@
 #  - the pacer is seen where it is: Object#nap_a about 25% of its
 #    samples and Object#nap_b about 75% (within 12 points); a copy kept
 #    after it woke would pin it to one nap;
+#  - most idle threads were taken whole from the last walk of the thread
+#    list, nothing of them read (the summary's count, at least half of
+#    their samples), though threads come and go all the time: every
+#    sample of a short-lived thread is its own (its block, Object#brief,
+#    Kernel#sleep there), and each of them is seen;
 #  - the same run without the copies (RBFLAME_NO_SAME=1) finds the same
 #    shares, so the copies change the cost alone.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
@@ -42,6 +47,32 @@ say "idle threads: $m of $t samples in lounge;doze;sleep; $copied stacks copied"
 }
 [ -n "$copied" ] && [ $((copied * 2)) -ge "$t" ] ||
 	fail "only ${copied:-no} of the idle threads' $t stacks copied"
+walked=$(printf '%s\n' "$summary" |
+	sed -n 's/.*; idle threads taken from the last walk \([0-9]*\).*/\1/p')
+say "idle threads taken whole from the last walk: ${walked:-none}"
+[ -n "$walked" ] && [ $((walked * 2)) -ge "$t" ] ||
+	fail "only ${walked:-no} of the idle threads' $t samples taken from the last walk"
+# A short-lived thread is in its block, in brief or asleep there: its
+# own stack, never another thread's.
+own=';block \(3 levels\) in <main> \([^)]*\)(;Object#brief \([^)]*\)(;Kernel#sleep \([^)]*\))?)?;\([A-Za-z ]*\)$'
+read -r m t <<<"$(share "$T/idle.folded" "$own" '^thread [0-9]+ "short-')"
+say "short-lived threads: $m of $t samples in their block or brief;sleep"
+[ "$t" -gt 0 ] || fail "no samples of the short-lived threads"
+[ "$m" = "$t" ] || {
+	grep '^thread [0-9]* "short-' "$T/idle.folded" |
+		grep -vE "$own" | head -n 3 >&2
+	fail "short-lived threads: $((t - m)) samples not their own stack"
+}
+# Each short-lived thread lives for some six ticks and joins the list
+# behind an idle thread: every one of them is seen, from the first to
+# the last (a walk that kept the tail's old link would miss most).
+read -r seen lo hi <<<"$(grep -o '^thread [0-9]* "short-[0-9]*"' \
+	"$T/idle.folded" | sort -u | sed 's/.*"short-\([0-9]*\)"/\1/' |
+	sort -n | awk 'NR == 1 { lo = $1 } { n++; hi = $1 }
+		END { print n + 0, lo + 0, hi + 0 }')"
+say "short-lived threads seen: $seen of short-$lo .. short-$hi"
+[ $((seen * 10)) -ge $(((hi - lo + 1) * 9)) ] ||
+	fail "short-lived threads: only $seen of short-$lo .. short-$hi seen"
 # pacer_share FILE: "A B": the pacer's samples in nap_a and in nap_b.
 pacer_share() {
 	local a b t
