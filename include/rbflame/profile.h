@@ -225,6 +225,8 @@ struct profile_stats {
 	uint64_t frames_by_epoch; /* frames the GC's count vouched for */
 	uint64_t threads_by_walk; /* idle threads taken whole from the last
 				 * walk of the thread list */
+	uint64_t woke_in_stop;	/* ... proven idle before the stop, woken
+				 * by the check after it: dropped */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

@@ -131,6 +131,13 @@ struct sampler {
 	bool pause_ok;		/* ... and what it said */
 	/* Ruby ticks decoded once the target resumed (ruby_tick.c) */
 	bool deferring;		/* this read is: stacks_keep() keeps none */
+	/* The idle proofs taken before the holder's interrupt
+	 * (sample_idle_proofs()), used by the tick's reads while
+	 * proofs_open and checked again after it */
+	uint64_t proofs_gen;
+	bool proofs_open;
+	bool same_on;		/* the reader copies idle threads' stacks
+				 * (sample_stacks_same()) */
 	uint64_t stopped_ticks;	/* ticks that stopped a holder: one in
 				 * DEFER_KEEP_EVERY reads held, and keeps */
 	uint32_t defer_skip;	/* stopped ticks left to read held after a

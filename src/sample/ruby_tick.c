@@ -338,9 +338,13 @@ sample_ruby_tick(struct sampler *s)
 	bool decided = s->pause_decided;
 	int n;
 
-	/* A holder interrupted with the other processes' stopped since. */
+	/* A holder interrupted with the other processes' stopped since
+	 * (its idle proofs taken then); otherwise no proof is this tick's
+	 * until sample_gvl_hold() takes them. */
 	if (s->prestop)
 		t0 = s->prestop->interrupted_ns;
+	else
+		s->proofs_open = false;
 	/* A round that interrupts every process's holder first asked the
 	 * budget before the interrupt (sampler_tick_begin(); sampler_tick()
 	 * clears the answer after the tick). */
@@ -429,6 +433,10 @@ sample_ruby_tick(struct sampler *s)
 	ruby_reader_set_unstopped(s->ruby, false);
 	release(s, &h, t0);
 record:
+	if (n > 0)
+		sample_idle_recheck(s, n);
+	else
+		s->proofs_open = false;
 	if (n < 0 || !frozen) {
 		/* Unreadable, or still changing after every re-read: a torn
 		 * snapshot is dropped, never recorded. */

@@ -65,6 +65,14 @@ struct thread_priv {
 	 * put on one again. */
 	bool idle;
 	uint64_t idle_slices;
+	/* Its idle proof taken before the holder's interrupt, for the
+	 * tick of s->proofs_gen: the stack it gave (NULL: none) and the
+	 * CPU time read for it; used: a read took the stack from it, to
+	 * be checked again after the tick (sample_idle_recheck()). */
+	uint64_t proof_gen;
+	const struct ruby_stack *proof;
+	uint64_t proof_ns;
+	bool proof_used;
 	/* What its syscall file said during read number sc_read (s->reads),
 	 * for the state of its sample. */
 	struct proc_syscall sc_now;
@@ -194,6 +202,14 @@ bool sample_pause_affordable(struct sampler *s, uint64_t now);
 struct target_thread *sample_gvl_prestop(struct sampler *s);
 /** Resumes what sample_gvl_hold() stopped. */
 void sample_gvl_release(struct sampler *s, struct gvl_hold *h);
+/**
+ * The idle proofs of the threads of the last read, taken before the
+ * holder's interrupt, for this tick's reads to use; after them,
+ * sample_idle_recheck() over the n stacks of the last read drops those
+ * whose thread woke meanwhile.
+ */
+void sample_idle_proofs(struct sampler *s);
+void sample_idle_recheck(struct sampler *s, int n);
 /** Reads every Ruby stack into s->stacks: the count, or -1. */
 int sample_stacks_read(struct sampler *s);
 /** th's syscall file, as read during the last read of the stacks or now. */

@@ -271,8 +271,10 @@ sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 			h->hot = true;
 		} else if (h->prefetch) {
 			/* Nothing stopped yet: the same fetch, unstopped,
-			 * warms it for the hold (prefetch_warm()). */
+			 * warms it for the hold (prefetch_warm()), and
+			 * the idle threads are proven so beside it. */
 			prefetch_warm(s);
+			sample_idle_proofs(s);
 		}
 		if (gvl_owner(s, h, &holder) < 0)
 			return;
@@ -316,6 +318,7 @@ sample_gvl_prestop(struct sampler *s)
 
 	mem_flush(s->mem);
 	prefetch_warm(s);
+	sample_idle_proofs(s);
 	if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
 		return NULL;
 	th = sample_own_thread(s, holder);
@@ -334,8 +337,8 @@ sample_gvl_release(struct sampler *s, struct gvl_hold *h)
 }
 
 /*
- * ruby_reader_set_same()'s hook: the last stack of a thread that has not
- * run since it was read, so that its frames are copied, not read again
+ * The proof behind ruby_reader_set_same()'s hook (stack_unchanged()):
+ * the last stack of a thread that has not run since it was read, so that its frames are copied, not read again
  * (most threads of a server sleep: Puma's pool waits on a condition
  * variable). The proof is the kernel's, from the thread's schedstat:
  * its run time (ns) and how many times it was put on a CPU.
@@ -354,21 +357,12 @@ sample_gvl_release(struct sampler *s, struct gvl_hold *h)
  * syscall file for the sample's state.
  */
 static const struct ruby_stack *
-stack_unchanged(void *ctx, const struct ruby_stack *st)
+idle_proof(struct sampler *s, struct target_thread *th,
+	   struct thread_priv *tp)
 {
-	struct sampler *s = ctx;
-	struct target_thread *th;
-	struct thread_priv *tp;
 	struct proc_syscall sc;
 	uint64_t ns, slices, again;
 
-	/* M:N: a native thread runs several Ruby threads. */
-	if (!st->tid || st->gone || s->vm.mn_threads)
-		return NULL;
-	th = sample_own_thread(s, st->tid);
-	if (!th || th->schedstat_fd < 0 || th->syscall_fd < 0)
-		return NULL;
-	tp = sample_priv(th);
 	tp->seen = false;
 	if (proc_schedstat_read(th->schedstat_fd, &ns, &slices) < 0 || !ns)
 		return NULL;
@@ -394,6 +388,113 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 	tp->idle = true;
 	tp->idle_slices = slices;
 	return tp->last;
+}
+
+/* The thread of st, if it has the files an idle proof reads. */
+static struct target_thread *
+proof_thread(struct sampler *s, const struct ruby_stack *st)
+{
+	struct target_thread *th;
+
+	/* M:N: a native thread runs several Ruby threads. */
+	if (!st->tid || st->gone || s->vm.mn_threads)
+		return NULL;
+	th = sample_own_thread(s, st->tid);
+	if (!th || th->schedstat_fd < 0 || th->syscall_fd < 0)
+		return NULL;
+	return th;
+}
+
+static const struct ruby_stack *
+stack_unchanged(void *ctx, const struct ruby_stack *st)
+{
+	struct sampler *s = ctx;
+	struct target_thread *th = proof_thread(s, st);
+	struct thread_priv *tp;
+
+	if (!th)
+		return NULL;
+	tp = sample_priv(th);
+	if (!s->proofs_open || tp->proof_gen != s->proofs_gen)
+		return idle_proof(s, th, tp);
+	/* Proven before the interrupt: no pread while the target waits. */
+	tp->seen = tp->proof_ns != 0;
+	tp->seen_ns = tp->proof_ns;
+	tp->seen_read = s->reads;
+	if (tp->proof) {
+		tp->sc_read = s->reads;
+		tp->proof_used = true;
+	}
+	return tp->proof;
+}
+
+/*
+ * The idle proofs of the threads the last read saw, taken just before
+ * the holder's interrupt, beside the running target: the reads of the
+ * tick take them (stack_unchanged()) instead of reading two files a
+ * thread while the target is stopped. A server's hold did those
+ * preads for its idle pool: 140 us of its reads held (bench/server's
+ * Puma, 23 threads a worker, mean), where its prefetch took 35. A
+ * proof says the thread was idle up to here; sample_idle_recheck()
+ * checks after the tick that it stayed so through the stop.
+ */
+void
+sample_idle_proofs(struct sampler *s)
+{
+	/* A second stop of the tick (a deferred read refused) keeps the
+	 * first one's proofs: the stacks its read left may be a few. */
+	if (s->proofs_open || !s->same_on)
+		return;
+	s->proofs_gen++;
+	s->proofs_open = true;
+	for (int i = 0; i < s->nstacks; i++) {
+		struct target_thread *th = proof_thread(s, &s->stacks[i]);
+		struct thread_priv *tp;
+
+		/* Those without a copy too: their run time before the read
+		 * is what stacks_keep() keeps with their stack. */
+		if (!th)
+			continue;
+		tp = sample_priv(th);
+		tp->proof = idle_proof(s, th, tp);
+		tp->proof_ns = tp->seen ? tp->seen_ns : 0;
+		tp->proof_gen = s->proofs_gen;
+		tp->proof_used = false;
+	}
+}
+
+/*
+ * After the tick's reads: each stack taken from a proof made before the
+ * interrupt stands if its thread has still not been put on a CPU (its
+ * run time and count unchanged). One that woke in between may have run
+ * before the stop: its sample is dropped (nframes 0: nothing to
+ * record), counted, and its next read is fresh.
+ */
+void
+sample_idle_recheck(struct sampler *s, int n)
+{
+	if (!s->proofs_open)
+		return;
+	s->proofs_open = false;
+	for (int i = 0; i < n; i++) {
+		struct ruby_stack *st = &s->stacks[i];
+		struct target_thread *th;
+		struct thread_priv *tp;
+		uint64_t ns, slices;
+
+		if (!st->reused || !(th = proof_thread(s, st)) || !th->priv)
+			continue;
+		tp = th->priv;
+		if (!tp->proof_used || tp->proof_gen != s->proofs_gen)
+			continue;
+		tp->proof_used = false;
+		if (proc_schedstat_read(th->schedstat_fd, &ns, &slices) == 0 &&
+		    ns == tp->last_ns && slices == tp->idle_slices)
+			continue;
+		tp->idle = false;
+		st->nframes = 0;
+		s->prof->stats.woke_in_stop++;
+	}
 }
 
 /*
@@ -446,6 +547,10 @@ stacks_keep(struct sampler *s, int n)
 		tp->last_ok = true;
 		tp->idle = false;
 		tp->seen = false;
+		/* A proof of the copy replaced: a later read of this tick
+		 * proves it anew. */
+		tp->proof_gen = 0;
+		tp->proof = NULL;
 	}
 }
 
@@ -469,7 +574,8 @@ sample_stacks_same(struct sampler *s)
 {
 	/* --native stops and unwinds each thread anyway. RBFLAME_NO_SAME
 	 * turns the copies off, for tests and bench to compare. */
-	if (!s->opt.native && !getenv("RBFLAME_NO_SAME"))
+	s->same_on = !s->opt.native && !getenv("RBFLAME_NO_SAME");
+	if (s->same_on)
 		ruby_reader_set_same(s->ruby, stack_unchanged, s);
 }
 

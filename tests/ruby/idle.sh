@@ -21,10 +21,15 @@
 #    sample of a short-lived thread is its own (its block, Object#brief,
 #    Kernel#sleep there), and each of them is seen;
 #  - the same run without the copies (RBFLAME_NO_SAME=1) finds the same
-#    shares, so the copies change the cost alone.
+#    shares, so the copies change the cost alone;
+#  - under strace, the holds read no thread's files: the idle proofs
+#    (schedstat, syscall) are taken before the interrupt and checked
+#    after the resume, fewer than 2 preads a hold on average where
+#    reading them in the hold took one a thread (some 26).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
+require_cmd strace
 
 start_fixture idle idle.rb
 run_rbflame idle 30 --debug --threads -p "$TPID" -s 4 -r 200 \
@@ -96,3 +101,21 @@ read -r qa qb <<<"$(pacer_share "$T/plain.folded")"
 say "without copies: nap_a $qa%, nap_b $qb%"
 perl -e 'exit !(abs($ARGV[0] - 25) <= 12)' "$qa" ||
 	fail "without copies: nap_a $qa% of its naps, not about 25%"
+
+# A hold begins with the PTRACE_PEEKUSER of the stopped thread's
+# orig_rax (PTRACE_GETREGS in a syscall) and ends with its PTRACE_CONT;
+# the preads of rbflame's tracer thread in between are what the target
+# waited for.
+strace -f -qq -e trace=ptrace,pread64 -o "$T/strace.out" \
+	"$RBFLAME" -p "$TPID" -s 2 -r 50 -o "$T/strace.folded" 2>"$T/strace.err" ||
+	fail "rbflame under strace: $(tail -n 2 "$T/strace.err")"
+read -r holds inhold all <<<"$(perl -ne '
+	my ($tid) = /^(\d+) /;
+	if (/ptrace\(PTRACE_(PEEKUSER|GETREGS),/) { $in{$tid} = 1; $h++ }
+	elsif (/ptrace\(PTRACE_CONT,/) { $in{$tid} = 0 }
+	elsif (/^\d+ pread64\(/) { $all++; $n++ if $in{$tid} }
+	END { printf "%d %d %d\n", $h, $n, $all }' "$T/strace.out")"
+say "under strace: $inhold of $all preads made in $holds holds"
+[ "$holds" -ge 20 ] || fail "under strace: only $holds holds in 2 s at 50 Hz"
+[ "$inhold" -lt $((2 * holds)) ] ||
+	fail "under strace: $inhold preads in $holds holds: the target waits for them"
