@@ -18,8 +18,8 @@
 #  - most idle threads were taken whole from the last walk of the thread
 #    list, nothing of them read (the summary's count, at least half of
 #    their samples), though threads come and go all the time: every
-#    sample of a short-lived thread is its own (its block, Object#brief,
-#    Kernel#sleep there), and each of them is seen;
+#    sample of a short-lived thread is its own (none in the others'
+#    methods, most asleep in Object#brief), and each of them is seen;
 #  - the same run without the copies (RBFLAME_NO_SAME=1) finds the same
 #    shares, so the copies change the cost alone;
 #  - under strace, the holds read no thread's files: the idle proofs
@@ -57,18 +57,23 @@ walked=$(printf '%s\n' "$summary" |
 say "idle threads taken whole from the last walk: ${walked:-none}"
 [ -n "$walked" ] && [ $((walked * 2)) -ge "$t" ] ||
 	fail "only ${walked:-no} of the idle threads' $t samples taken from the last walk"
-# A short-lived thread is in its block, in brief or asleep there: its
-# own stack, never another thread's.
-own=';block \(3 levels\) in <main> \([^)]*\)(;Object#brief \([^)]*\)(;Kernel#sleep \([^)]*\))?)?;\([A-Za-z ]*\)$'
-read -r m t <<<"$(share "$T/idle.folded" "$own" '^thread [0-9]+ "short-')"
-say "short-lived threads: $m of $t samples in their block or brief;sleep"
+# A short-lived thread spends its life asleep in brief (or naming
+# itself, or starting): its own stack, never another thread's (Ruby
+# hands a finished thread's native thread, its tid, to the next).
+others='Object#(lounge|doze|nap_a|nap_b|spin) '
+read -r m t <<<"$(share "$T/idle.folded" "$others" '^thread [0-9]+ "short-')"
+read -r b t <<<"$(share "$T/idle.folded" \
+	';Object#brief \([^)]*\);Kernel#sleep \(' '^thread [0-9]+ "short-')"
+say "short-lived threads: $b of $t samples in brief;sleep, $m in others' methods"
 [ "$t" -gt 0 ] || fail "no samples of the short-lived threads"
-[ "$m" = "$t" ] || {
-	grep '^thread [0-9]* "short-' "$T/idle.folded" |
-		grep -vE "$own" | head -n 3 >&2
-	fail "short-lived threads: $((t - m)) samples not their own stack"
+[ "$m" = 0 ] || {
+	grep -E "^thread [0-9]+ \"short-.*$others" "$T/idle.folded" |
+		head -n 3 >&2
+	fail "short-lived threads: $m samples in other threads' methods"
 }
-# Each short-lived thread lives for some six ticks and joins the list
+[ $((b * 10)) -ge $((t * 8)) ] ||
+	fail "short-lived threads: only $b of $t samples in brief;sleep"
+# Each short-lived thread lives for a few ticks at least and joins the list
 # behind an idle thread: every one of them is seen, from the first to
 # the last (a walk that kept the tail's old link would miss most).
 read -r seen lo hi <<<"$(grep -o '^thread [0-9]* "short-[0-9]*"' \
