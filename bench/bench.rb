@@ -209,9 +209,10 @@ def print_stop_time(rows)
   puts "cycle on the same target and thread (bench/floor at #{RATE} Hz), and its"
   puts "bare hold (PTRACE_CONT alone), p50. Measured in #{ROUNDS} interleaved rounds;"
   puts "figures are medians over the rounds. floor + read: the floor's hold"
-  puts "doing the least a hold that reads the target does (bench/floor -R: the"
-  puts "registers and one 512-byte process_vm_readv), p50: what no reading hold"
-  puts "goes under on this host. Goals, on held p50: 1 thread, 10 us (20 deep) or"
+  puts "doing the least a hold that reads the target does (bench/floor -R:"
+  puts "orig_rax and one 512-byte process_vm_readv of a line fetched just before"
+  puts "the interrupt too, as rbflame does), p50: what no reading hold goes under"
+  puts "on this host. Goals, on held p50: 1 thread, 10 us (20 deep) or"
   puts "40 us (200 deep); 50 threads, at most twice 1 thread's."
   puts
   fm = "%-21s %-17s %-10s %-12s %-17s %-15s %-9s %-17s %-6s %s"
