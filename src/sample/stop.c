@@ -338,10 +338,11 @@ sample_gvl_release(struct sampler *s, struct gvl_hold *h)
 
 /*
  * The proof behind ruby_reader_set_same()'s hook (stack_unchanged()):
- * the last stack of a thread that has not run since it was read, so that its frames are copied, not read again
- * (most threads of a server sleep: Puma's pool waits on a condition
- * variable). The proof is the kernel's, from the thread's schedstat:
- * its run time (ns) and how many times it was put on a CPU.
+ * the last stack of a thread that has not run since it was read, so
+ * that its frames are copied, not read again (most threads of a server
+ * sleep: Puma's pool waits on a condition variable). The proof is the
+ * kernel's, from the thread's schedstat: its run time (ns) and how
+ * many times it was put on a CPU.
  *  - The kernel adds to the run time when the thread leaves its CPU: a
  *    thread that ran since the last read and sleeps now shows more. Only
  *    a thread on a CPU lags.
