@@ -28,6 +28,8 @@
 
 #define PROBE_EVERY_NS (50ull * 1000000ull)	/* look for the VM again */
 #define PROBE_FOR_NS (3000ull * 1000000ull)	/* then decide */
+#define SYMBOLS_WAIT_NS (1000ull * 1000000ull) /* for the symbol table
+				 * of a VM found without one */
 /* Scan time one probe may take: the target's signals wait for the event
  * loop, which runs between probes (issue #20: 1.6 s without a cap). */
 #define PROBE_BUDGET_NS (10ull * 1000000ull)
@@ -253,6 +255,7 @@ probe_ruby(struct sampler *s)
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
 	s->search.budget_ns = PROBE_BUDGET_NS;
+	s->search.symbols_wait_ns = SYMBOLS_WAIT_NS;
 	if (ruby_vm_find_step(s->pid, s->mem, s->symtab, s->opt.force_version,
 			      &s->search, &vm) == 0) {
 		if (s->opt.force_version)
@@ -280,8 +283,9 @@ probe_ruby(struct sampler *s)
 					sizeof(s->fatal_msg));
 		return;
 	case EAGAIN:
-		/* Ruby, but its VM is not there yet (or not found). */
-		if (probe_elapsed(s, now) > PROBE_FOR_NS) {
+		/* Ruby, but its VM is not there yet (or not found), or its
+		 * symbol table (the search gives up on it in time). */
+		if (!s->search.vm && probe_elapsed(s, now) > PROBE_FOR_NS) {
 			s->fatal = EIO;
 			snprintf(s->fatal_msg, sizeof(s->fatal_msg),
 				 "process %d runs Ruby %s but its VM could not be located (is it a supported build? try --debug)",

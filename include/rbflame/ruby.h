@@ -87,6 +87,10 @@ struct ruby_vm_search {
 	uint64_t vm;		/* the VM, once found */
 	uint64_t vm_at[2];	/* where the VM scan goes on: region, word */
 	uint64_t symbols_at[2];	/* the same for the symbol table's */
+	uint64_t symbols_wait_ns; /* how long a VM found with no symbol
+				 * table fails with EAGAIN before it is
+				 * taken without one (0: at once) */
+	uint64_t symbols_missed_ns; /* when that was first so */
 };
 
 /**
@@ -94,7 +98,8 @@ struct ruby_vm_search {
  * be large and full of pointers: 8 MiB took 1.9 s) stops after
  * srch->budget_ns and fails with EINPROGRESS; the next call goes on
  * where it stopped. The caller serves the target (its signals) between
- * calls. EAGAIN still means a full pass found no VM.
+ * calls. EAGAIN still means a full pass found no VM, or (for at most
+ * srch->symbols_wait_ns) a VM whose symbol table is not there yet.
  */
 int ruby_vm_find_step(pid_t pid, struct mem *mem, struct symtab *st,
 		      const char *force_version, struct ruby_vm_search *srch,

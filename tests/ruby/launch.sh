@@ -15,6 +15,10 @@
 # busy machine). Threads are exact at 95%. rbflame exits with the
 # fixture's status (0) once it ends, after its 3 s. With --threads (4 s),
 # each named thread of the threads fixture is there with its own stack.
+# Ten launches of a program of some 0.3 s: every profile names its
+# class and methods (Shop#tax, Integer#times), the VM found as Ruby
+# starts, its symbol table not yet filled (19 of 30 launches named none
+# before rbflame waited for the table).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -143,4 +147,18 @@ for n in main w-alpha w-bravo w-charlie w-delta w-echo; do
 			--within "$root;" "$s@GC?@" "$s;(waiting for GVL)" \
 			"${d[@]}"
 	fi
+done
+
+# Names from the first instant: the VM can be there before its symbol
+# table is filled.
+for i in 1 2 3 4 5 6 7 8 9 10; do
+	run_rbflame "startup$i" 60 -q -r 997 -o "$T/startup$i.folded" -- \
+		"$RUBY" "$FIXTURES/startup.rb"
+	expect_rc 0 "launch/startup: rbflame -q -r 997 -- ruby startup.rb"
+	read -r m t <<<"$(share "$T/startup$i.folded" \
+		';Integer#times \([^)]*\);block in Shop#tax \(')"
+	read -r a t <<<"$(share "$T/startup$i.folded" '#<Class:0x|unknown C function')"
+	say "launch/startup $i: $m of $t samples in Shop#tax's loop, $a unnamed"
+	[ "$a" = 0 ] && [ "$m" -gt 0 ] ||
+		fail "launch/startup $i: $a of $t samples unnamed, $m in Shop#tax's loop"
 done
