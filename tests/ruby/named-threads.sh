@@ -96,3 +96,32 @@ assert_stacks "$T/plain.folded" 95 "threads without --threads" "${want[@]}"
 
 wait_untraced "$pid" 2
 assert_running "$pid" 3 0.1
+
+# A thread that renames itself while it runs (renames.rb: a new name
+# every 50 ms, never asleep) has each name in the profile soon after it
+# set it: a thread that ran is taken from the last walk of the thread
+# list with its tid, and its name's VALUE is compared, not trusted, so a
+# new name is read at once. Of the names between the first and the last
+# one the profile shows (2 s at 200 Hz: some 10 ticks a name), at least
+# 80% are there, under that thread's tid.
+start_fixture renames renames.rb 6
+rtid=$(awk '$1 == "renamer" { print $2 }' "$T/renames.log")
+[ -n "$rtid" ] || fail "renames.rb printed no tid"
+run_rbflame renames 30 --threads -p "$TPID" -s 2 -r 200 \
+	-o "$T/renames.folded"
+expect_rc 0 "rbflame --threads -p PID -s 2 -r 200 (renames.rb)"
+assert_collapsed "$T/renames.folded" "renames.rb with --threads"
+read -r first last seen others < <(RTID=$rtid perl -ne '
+	$o++ if /^thread (\d+) "r-/ && $1 ne $ENV{RTID};
+	$n{$1} = 1 if /^thread \d+ "r-(\d+)"/;
+	END {
+		my @k = sort { $a <=> $b } keys %n;
+		printf "%d %d %d %d\n", $k[0] // -1, $k[-1] // -1,
+			scalar(@k), $o // 0;
+	}' "$T/renames.folded")
+say "renames.rb: names r-$first .. r-$last, $seen of them in the profile; stacks under another tid: $others"
+[ "$others" = 0 ] || fail "renames.rb: $others stacks named r-N under a tid not the renamer's ($rtid)"
+[ "$first" -ge 0 ] && [ $((last - first)) -ge 20 ] ||
+	fail "renames.rb: names r-$first .. r-$last in 2 s, want 20 and more"
+[ $((seen * 10)) -ge $(((last - first + 1) * 8)) ] ||
+	fail "renames.rb: $seen of the names r-$first .. r-$last, want 80%"
