@@ -311,6 +311,9 @@ struct ruby_reader_stats {
 				 * popped (the stack is its caller's) */
 	uint64_t frames_by_epoch; /* frames served by the GC's count,
 				   * unchecked (struct frame_slot) */
+	uint64_t frames_by_major; /* ... of them, by the count of major
+				   * GCs alone (an old iseq or method
+				   * entry, minor GCs since) */
 	uint64_t threads_by_walk; /* threads taken whole from the last
 				   * walk of the list, nothing read */
 	uint64_t string_sets;	/* times the labels and paths kept were

@@ -337,6 +337,9 @@ RBL_FIELD(uint16_t, cref_next, ANY, OFF, "rb_cref_t", "next")
 
 /* ---- RBasic, types, special constants ---------------------------------- */
 RBL_FIELD(uint16_t, rbasic_flags, ANY, OFF, "struct RBasic", "flags")
+/* flags & fl_promoted == fl_promoted: an old object (the age bits <= 3.2,
+ * set with age 3 since) */
+RBL_FIELD(uint32_t, fl_promoted, OPT, ENUM, NULL, "RUBY_FL_PROMOTED")
 RBL_FIELD(uint16_t, rbasic_klass, ANY, OFF, "struct RBasic", "klass")
 RBL_FIELD(uint32_t, t_mask, ANY, ENUM, NULL, "RUBY_T_MASK")
 RBL_FIELD(uint32_t, t_object, ANY, ENUM, NULL, "RUBY_T_OBJECT")
@@ -467,6 +470,10 @@ RBL_FIELD(uint16_t, objspace_during_gc_bit, ANY, BITS, "rb_objspace_t",
 /* size_t: GCs done */
 RBL_FIELD(uint16_t, objspace_gc_count, ANY, OFF, "rb_objspace_t",
 	  "profile.count")
+/* size_t: major GCs started, the only ones that free or move an old
+ * object */
+RBL_FIELD(uint16_t, objspace_major_gc_count, OPT, OFF, "rb_objspace_t",
+	  "profile.major_gc_count")
 RBL_FIELD(uint32_t, gc_mode_none, ANY, ENUM, NULL, "gc_mode_none")
 RBL_FIELD(uint32_t, gc_mode_marking, ANY, ENUM, NULL, "gc_mode_marking")
 RBL_FIELD(uint32_t, gc_mode_sweeping, ANY, ENUM, NULL, "gc_mode_sweeping")

@@ -21,6 +21,8 @@ rbl_probe_gc(void)
 {
 	/* Completed GCs: an epoch that says no object moved or died. */
 	RBL_OFF(objspace_gc_count, rb_objspace_t, profile.count);
+	/* Major GCs: the only ones that free or move an old object. */
+	RBL_OFF(objspace_major_gc_count, rb_objspace_t, profile.major_gc_count);
 	RBL_VAL(gc_mode_none, gc_mode_none);
 	RBL_VAL(gc_mode_marking, gc_mode_marking);
 	RBL_VAL(gc_mode_sweeping, gc_mode_sweeping);

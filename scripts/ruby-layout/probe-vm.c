@@ -246,6 +246,7 @@ rbl_probe_vm(void)
 
 	/* ---- RBasic, types, special constants ---- */
 	RBL_OFF(rbasic_flags, struct RBasic, flags);
+	RBL_VAL(fl_promoted, RUBY_FL_PROMOTED);
 	RBL_OFF(rbasic_klass, struct RBasic, klass);
 	RBL_VAL(t_mask, RUBY_T_MASK);
 	RBL_VAL(t_object, RUBY_T_OBJECT);

@@ -70,6 +70,15 @@
  * compared (the ep is the stack's, read each time): a frame in transit
  * runs under another one. The iseqs' headers a hit read only to check
  * them were 4 of the 22 lines a 20-deep stack's stop fetched.
+ *
+ * An object old when checked (promoted: it survived three GCs) is
+ * vouched for by the count of major GCs instead: a minor GC marks every
+ * old object before it starts and so frees none, nor moves any (only a
+ * major GC compacts), and every major GC moves that count as it starts.
+ * A server's GCs are minor ones, one every few requests: under
+ * bench/server's Puma the GC count vouched for 37 thousand frames of a
+ * run, the major count for 62 thousand, and a worker's hold took 130
+ * us for 150 (p50).
  */
 struct frame_slot {
 	uint64_t key1, key2;	/* iseq, pc; or 0, method entry */
@@ -83,6 +92,8 @@ struct frame_slot {
 	uint32_t gen;		/* the read that resolved it */
 	uint64_t epoch;		/* GC count + 1 when checked in a quiet
 				 * stopped read; 0 none */
+	uint64_t major;		/* major GC count + 1 when so checked and
+				 * its object was old; 0 none */
 	struct ruby_frame f;
 };
 
@@ -136,6 +147,7 @@ struct ruby_reader {
 	 * quiet may stamp slots with it (quiet) or trust those stamped
 	 * with it; 0 when the count is unknown or the read is unstopped. */
 	uint64_t epoch;
+	uint64_t major;		/* as epoch, of the major GCs' count */
 	bool quiet;		/* Ruby frames' slots: no marking under way */
 	bool quiet_me;		/* C frames' too: nor a sweep that may be
 				 * moving objects (<= 3.1's auto-compaction
@@ -823,16 +835,26 @@ static bool
 slot_current(const struct ruby_reader *r, const struct frame_slot *sl,
 	     uint8_t kind, uint64_t key1, uint64_t key2)
 {
-	return r->epoch && sl->epoch == r->epoch && sl->kind == kind &&
-	       sl->key1 == key1 && sl->key2 == key2 && sl->confirmed;
+	return r->epoch &&
+	       (sl->epoch == r->epoch || (r->major && sl->major == r->major)) &&
+	       sl->kind == kind && sl->key1 == key1 && sl->key2 == key2 &&
+	       sl->confirmed;
 }
 
-/* A slot checked, or filled, in this read: stamped when the read may. */
+/* A slot checked, or filled, in this read: stamped when the read may;
+ * flags are its object's (the iseq, the method entry), as this read
+ * found them. */
 static void
-slot_checked(const struct ruby_reader *r, struct frame_slot *sl)
+slot_checked(const struct ruby_reader *r, struct frame_slot *sl,
+	     uint64_t flags)
 {
-	if (sl->confirmed && (sl->kind == 1 ? r->quiet : r->quiet_me))
+	uint64_t old = r->L->fl_promoted;
+
+	if (sl->confirmed && (sl->kind == 1 ? r->quiet : r->quiet_me)) {
 		sl->epoch = r->epoch;
+		sl->major = r->major && old && (flags & old) == old
+				    ? r->major : 0;
+	}
 }
 
 /* Two resolutions of a frame alike (labels and paths are interned:
@@ -866,6 +888,7 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		me = frame_method_entry(r, ep);
 		if (!r->bad && me == sl->me_raw) {
 			r->stats.frames_by_epoch++;
+			r->stats.frames_by_major += sl->epoch != r->epoch;
 			*f = sl->f;
 			return 0;
 		}
@@ -889,7 +912,7 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		 * another read: this one's would find the same bytes)
 		 * before it is trusted. */
 		if (sl->confirmed || sl->gen == r->read_gen) {
-			slot_checked(r, sl);
+			slot_checked(r, sl, flags);
 			*f = sl->f;
 			return 0;
 		}
@@ -920,8 +943,22 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 	sl->label = label;
 	sl->me_raw = me;
 	sl->f = *f;
-	slot_checked(r, sl);
+	slot_checked(r, sl, flags);
 	return 0;
+}
+
+/* A method entry's flags, 0 when unreadable (not old: not vouched for
+ * by the major count). */
+static uint64_t
+me_flags(struct ruby_reader *r, uint64_t me)
+{
+	bool saved = r->bad;
+	uint64_t flags = rd64(r, me + r->L->rbasic_flags);
+
+	if (r->bad)
+		flags = 0;
+	r->bad = saved;
+	return flags;
 }
 
 static int
@@ -937,6 +974,7 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	sl = frame_slot(r, 0, me);
 	if (slot_current(r, sl, 2, 0, me)) {
 		r->stats.frames_by_epoch++;
+		r->stats.frames_by_major += sl->epoch != r->epoch;
 		*f = sl->f;
 		return 0;
 	}
@@ -946,7 +984,7 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	    sl->owner == owner &&
 	    imemo_type(r, me) == (int)L->imemo_ment) {
 		if (sl->confirmed || sl->gen == r->read_gen) {
-			slot_checked(r, sl);
+			slot_checked(r, sl, me_flags(r, me));
 			*f = sl->f;
 			return 0;
 		}
@@ -973,7 +1011,7 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	sl->def = def;
 	sl->owner = owner;
 	sl->f = *f;
-	slot_checked(r, sl);
+	slot_checked(r, sl, me_flags(r, me));
 	return 0;
 }
 
@@ -1974,6 +2012,25 @@ gc_plausible(struct ruby_reader *r, uint64_t os, uint64_t mode, bool in_gc,
 	return true;
 }
 
+/* The count of major GCs + 1 in the objspace at os, 0 when the layout
+ * has none or it is unreadable or no count. */
+static uint64_t
+major_epoch(struct ruby_reader *r, uint64_t os)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t major;
+
+	if (L->objspace_major_gc_count == RUBY_LAYOUT_NONE ||
+	    L->fl_promoted == RUBY_LAYOUT_NOVAL)
+		return 0;
+	major = rd64(r, os + L->objspace_major_gc_count);
+	if (r->bad || major > GC_COUNT_MAX) {
+		r->bad = false;
+		return 0;
+	}
+	return major + 1;
+}
+
 /* What the GVL holder is doing as far as the GC goes. */
 static enum ruby_state
 gc_state(struct ruby_reader *r)
@@ -1982,7 +2039,7 @@ gc_state(struct ruby_reader *r)
 	uint64_t os, mode, epoch;
 	bool in_gc;
 
-	r->epoch = 0;
+	r->epoch = r->major = 0;
 	r->quiet = r->quiet_me = false;
 	if (r->checks.gc == RUBY_CHECK_ABSENT ||
 	    r->checks.gc == RUBY_CHECK_DROPPED)
@@ -2009,6 +2066,7 @@ gc_state(struct ruby_reader *r)
 		bool swept = !in_gc && mode == L->gc_mode_sweeping;
 
 		r->epoch = epoch;
+		r->major = epoch ? major_epoch(r, os) : 0;
 		r->quiet_me = epoch && !in_gc &&
 			      (mode == L->gc_mode_none ||
 			       (swept && L->gc_mode_compacting !=

@@ -585,7 +585,7 @@ sample_stacks_same(struct sampler *s)
 int
 sample_stacks_read(struct sampler *s)
 {
-	uint64_t by_epoch, by_walk;
+	uint64_t by_epoch, by_major, by_walk;
 	int n;
 
 	if (s->stacks_cap == 0) {
@@ -593,11 +593,14 @@ sample_stacks_read(struct sampler *s)
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
 	by_epoch = ruby_reader_stats(s->ruby)->frames_by_epoch;
+	by_major = ruby_reader_stats(s->ruby)->frames_by_major;
 	by_walk = ruby_reader_stats(s->ruby)->threads_by_walk;
 	s->reads++;
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	s->prof->stats.frames_by_epoch +=
 		ruby_reader_stats(s->ruby)->frames_by_epoch - by_epoch;
+	s->prof->stats.frames_by_major +=
+		ruby_reader_stats(s->ruby)->frames_by_major - by_major;
 	s->prof->stats.threads_by_walk +=
 		ruby_reader_stats(s->ruby)->threads_by_walk - by_walk;
 	s->nstacks = n > 0 ? n : 0;

@@ -12,7 +12,8 @@
 # 0, held p50 <= stopped p50 and held p99 <= stopped p99. With one thread
 # each hold lies inside its own sample's stop, so every quantile of the
 # holds is at most the same quantile of the stops. Then, with --debug:
-# most frames served by the GC count, unchecked (see the end).
+# most frames served by the GC count, unchecked, and on churn.rb (minor
+# GCs all the time) by the count of major GCs (see the end).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -59,3 +60,29 @@ frames=$(awk '{ s += (gsub(/;/, ";") + 1) * $NF } END { print s + 0 }' \
 say "frames the GC count vouched for: ${vouched:-none} of $frames"
 [ -n "$vouched" ] && [ "$frames" -gt 0 ] && [ $((vouched * 2)) -ge "$frames" ] ||
 	fail "frames vouched for by the GC count: ${vouched:-none} of $frames, want at least half"
+
+# An old iseq or method entry is vouched for by the count of major GCs
+# alone, through any number of minor GCs (struct frame_slot): churn.rb
+# keeps a 40-deep stack of code loaded before four minor GCs (old by
+# then) under a minor GC every millisecond or so. Nearly every frame is
+# served by that count: at least three a sample, the slots of <main>,
+# Churn#run, Churn#down and its block, which the GC count alone serves
+# only within the read that checked them. And the fixture's GCs were
+# minor ones: more than 50 in the run (its last line, "gc COUNT MAJOR").
+start_fixture churn churn.rb 4
+run_rbflame churn 30 --debug -p "$TPID" -s 2 -r 200 -o "$T/churn.folded"
+expect_rc 0 "rbflame --debug -p PID -s 2 -r 200 (churn.rb)"
+assert_collapsed "$T/churn.folded" "held --debug (churn.rb)"
+grep -q 'Churn#down ([^)]*);Churn#down (' "$T/churn.folded" ||
+	fail "churn.rb: no Churn#down under Churn#down in the profile"
+major=$(grep -o "vouched for [0-9]* (the major GCs' alone [0-9]*)" \
+	"$T/churn.err" | grep -o '[0-9]*)$' | tr -d ')')
+samples=$(awk '{ s += $NF } END { print s + 0 }' "$T/churn.folded")
+wait_exit "$TPID" 20 || fail "churn.rb did not end in 20 s"
+gcs=$(sed -n 's/^gc \([0-9]*\) \([0-9]*\)$/\1 \2/p' "$T/churn.log")
+say "churn.rb: frames the major GCs' count vouched for: ${major:-none}, $samples samples; GCs in the run (all, major): ${gcs:-none}"
+set -- $gcs
+[ -n "${1:-}" ] && [ "$1" -gt 50 ] ||
+	fail "churn.rb ran ${1:-no} GCs, want more than 50 (it churns strings)"
+[ -n "$major" ] && [ "$samples" -gt 0 ] && [ "$major" -ge $((samples * 3)) ] ||
+	fail "frames the major GCs' count vouched for: ${major:-none} in $samples samples, want at least 3 a sample"
