@@ -143,6 +143,8 @@ struct ruby_reader {
 	/* Plausibility of the GC and status fields (see ruby_checks). */
 	struct ruby_checks checks;
 	uint64_t gc_count;	/* the GC count when the GC bit was last set */
+	uint64_t objspace;	/* vm->objspace once its GC state passed the
+				 * check: set at boot, never moved */
 	/* This read's GC count + 1, when a stopped read that found the GC
 	 * quiet may stamp slots with it (quiet) or trust those stamped
 	 * with it; 0 when the count is unknown or the read is unstopped. */
@@ -2044,7 +2046,9 @@ gc_state(struct ruby_reader *r)
 	if (r->checks.gc == RUBY_CHECK_ABSENT ||
 	    r->checks.gc == RUBY_CHECK_DROPPED)
 		return RUBY_STATE_RUNNING;
-	os = rd64(r, r->vm.vm + L->vm_objspace);
+	/* A line of the VM's struct a stop fetched for this pointer alone
+	 * (a 20-deep stack's 17th). */
+	os = r->objspace ? r->objspace : rd64(r, r->vm.vm + L->vm_objspace);
 	if (r->bad || !os) {
 		r->bad = false;
 		return RUBY_STATE_RUNNING;
@@ -2060,6 +2064,8 @@ gc_state(struct ruby_reader *r)
 		return RUBY_STATE_RUNNING;
 	}
 	r->bad = false;
+	if (r->checks.gc == RUBY_CHECK_PASSED)
+		r->objspace = os;
 	/* The frame cache's epoch (struct frame_slot): a stopped read only,
 	 * whose count and stacks are of one moment. */
 	if (!r->unstopped && r->checks.gc == RUBY_CHECK_PASSED) {
