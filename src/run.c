@@ -578,12 +578,13 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
 	if (debug_enabled)
-		fprintf(stderr, "; stacks of idle threads copied %llu; ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu); idle threads taken from the last walk %llu, woken around the stop %llu",
+		fprintf(stderr, "; stacks of idle threads copied %llu; ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu), method entries' types kept %llu; idle threads taken from the last walk %llu, woken around the stop %llu",
 			(unsigned long long)st->stacks_reused,
 			(unsigned long long)st->deferred,
 			(unsigned long long)st->deferred_refused,
 			(unsigned long long)st->frames_by_epoch,
 			(unsigned long long)st->frames_by_major,
+			(unsigned long long)st->types_kept,
 			(unsigned long long)st->threads_by_walk,
 			(unsigned long long)st->woke_in_stop);
 	if (debug_enabled && st->rounds)

@@ -467,6 +467,10 @@ RBL_FIELD(uint8_t, objspace_mode_width, ANY, WIDTH, NULL, NULL)
 /* 1 bit */
 RBL_FIELD(uint16_t, objspace_during_gc_bit, ANY, BITS, "rb_objspace_t",
 	  "flags.during_gc")
+/* 1 bit: a compaction under way (it moves objects while the GC sweeps up
+ * to 3.1; a mode of its own since) */
+RBL_FIELD(uint16_t, objspace_during_compacting_bit, OPT, BITS,
+	  "rb_objspace_t", "flags.during_compacting")
 /* size_t: GCs done */
 RBL_FIELD(uint16_t, objspace_gc_count, ANY, OFF, "rb_objspace_t",
 	  "profile.count")

@@ -13,6 +13,7 @@
 
 RBL_BITS(objspace_mode, rb_objspace_t, .flags.mode);
 RBL_BITS(objspace_during_gc, rb_objspace_t, .flags.during_gc);
+RBL_BITS(objspace_during_compacting, rb_objspace_t, .flags.during_compacting);
 
 void rbl_probe_gc(void);
 

@@ -38,6 +38,7 @@
  * 1000 Hz, without end. */
 #define STRINGS_MAX RUBY_READER_STRINGS_MAX
 #define ISEQ_MEMO 256		/* iseqs checked in one read (power of two) */
+#define TYPE_CACHE 1024		/* imemo types of eps' objects (power of 2) */
 #define VS_MAX (1u << 20)	/* bytes of VM stack values read at once */
 #define GC_COUNT_MAX (1ull << 40) /* more GCs than any process has run */
 /* The GC bit set in this many GVL-holder samples in a row while the GC
@@ -66,7 +67,7 @@
  * bytecode). A C frame's slot is keyed by its method entry alone, which
  * a compaction may move and free: stamped while the GC is idle, or
  * sweeping where compaction is not lazy (3.2 on: a mode of its own,
- * done within one GC step). The method entry of a Ruby frame is still
+ * done within one GC step) or its flag says none is under way. The method entry of a Ruby frame is still
  * compared (the ep is the stack's, read each time): a frame in transit
  * runs under another one. The iseqs' headers a hit read only to check
  * them were 4 of the 22 lines a 20-deep stack's stop fetched.
@@ -109,6 +110,21 @@ struct iseq_memo {
 	uint32_t gen;
 };
 
+/*
+ * The imemo type of an object a frame's ep names (a method entry, a
+ * cref, an svar), kept while the GC's count stands, or the count of
+ * major GCs for an old object, as a frame slot is (struct frame_slot):
+ * an object's type changes only when the GC frees or moves it. A stop
+ * that found every frame in the cache still read these objects' headers
+ * to resolve each frame's method entry (frame_method_entry()): a 20-deep
+ * stack's stop fetched 2 of its 16 lines for them.
+ */
+struct type_slot {
+	uint64_t obj;
+	uint64_t epoch, major;	/* as struct frame_slot's */
+	int type;		/* imemo_type(), -1: not an imemo */
+};
+
 struct id_slot {
 	uint64_t id;
 	uint32_t name;		/* intern id + 1; 0 = empty */
@@ -134,6 +150,7 @@ struct ruby_reader {
 	size_t cfps_cap;
 	struct frame_slot *frames; /* FRAME_CACHE slots */
 	struct iseq_memo memo[ISEQ_MEMO];
+	struct type_slot types[TYPE_CACHE];
 	uint32_t read_gen;	/* bumped by each ruby_read_stacks() */
 	/* The used part of the VM stack being walked, read in one go so the
 	 * environment slots of every frame are served without a syscall. */
@@ -228,6 +245,45 @@ imemo_type(struct ruby_reader *r, uint64_t v)
 	return (int)((rd64(r, v + r->L->rbasic_flags) >>
 		      r->L->imemo_type_shift) &
 		     r->L->imemo_type_mask);
+}
+
+/* imemo_type(v), from struct type_slot when it may be. */
+static int
+imemo_type_kept(struct ruby_reader *r, uint64_t v)
+{
+	const struct ruby_layout *L = r->L;
+	struct type_slot *t;
+	uint64_t flags, old = L->fl_promoted;
+	int type;
+
+	if (special(L, v))
+		return -1;
+	t = &r->types[((v >> 3) * 0x9e3779b97f4a7c15ull) >> 54 &
+		      (TYPE_CACHE - 1)];
+	if (r->epoch && t->obj == v &&
+	    (t->epoch == r->epoch || (r->major && t->major == r->major))) {
+		r->stats.types_kept++;
+		return t->type;
+	}
+	flags = rd64(r, v + L->rbasic_flags);
+	if (r->bad)
+		return -1;
+	type = (flags & L->t_mask) != L->t_imemo
+		       ? -1
+		       : (int)((flags >> L->imemo_type_shift) &
+			       L->imemo_type_mask);
+	/* Stamped as a C frame's slot is: a sweep may move objects up to
+	 * 3.1 (r->quiet_me). */
+	if (r->quiet_me) {
+		t->obj = v;
+		t->type = type;
+		t->epoch = r->epoch;
+		t->major = r->major && old != RUBY_LAYOUT_NOVAL && old &&
+					   (flags & old) == old
+				   ? r->major
+				   : 0;
+	}
+	return type;
 }
 
 /* Reads String v into buf (NUL-terminated); NULL if v is no String. */
@@ -535,7 +591,7 @@ static uint64_t
 check_method_entry(struct ruby_reader *r, uint64_t v)
 {
 	for (int i = 0; i < 2; i++) {
-		int t = imemo_type(r, v);
+		int t = imemo_type_kept(r, v);
 
 		if (t == (int)r->L->imemo_ment)
 			return v;
@@ -2033,6 +2089,29 @@ major_epoch(struct ruby_reader *r, uint64_t os)
 	return major + 1;
 }
 
+/*
+ * Whether a GC that sweeps (up to 3.1) may be moving objects as it
+ * goes: its compaction flag, true when the layout has none or it cannot
+ * be read. A process that stops allocating stays in the sweep its last
+ * GC began (the sweep goes on as it allocates): bench/target.rb, after
+ * start-up, at every tick.
+ */
+static bool
+compacting(struct ruby_reader *r, uint64_t os)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t on;
+
+	if (L->objspace_during_compacting_bit == RUBY_LAYOUT_NONE)
+		return true;
+	on = bits(r, os, L->objspace_during_compacting_bit, 1);
+	if (r->bad) {
+		r->bad = false;
+		return true;
+	}
+	return on != 0;
+}
+
 /* What the GVL holder is doing as far as the GC goes. */
 static enum ruby_state
 gc_state(struct ruby_reader *r)
@@ -2076,7 +2155,8 @@ gc_state(struct ruby_reader *r)
 		r->quiet_me = epoch && !in_gc &&
 			      (mode == L->gc_mode_none ||
 			       (swept && L->gc_mode_compacting !=
-						 RUBY_LAYOUT_NOVAL));
+						 RUBY_LAYOUT_NOVAL) ||
+			       (swept && !compacting(r, os)));
 		r->quiet = r->quiet_me || (epoch && swept);
 	}
 	if (!in_gc)

@@ -585,7 +585,7 @@ sample_stacks_same(struct sampler *s)
 int
 sample_stacks_read(struct sampler *s)
 {
-	uint64_t by_epoch, by_major, by_walk;
+	uint64_t by_epoch, by_major, by_walk, types;
 	int n;
 
 	if (s->stacks_cap == 0) {
@@ -594,6 +594,7 @@ sample_stacks_read(struct sampler *s)
 	}
 	by_epoch = ruby_reader_stats(s->ruby)->frames_by_epoch;
 	by_major = ruby_reader_stats(s->ruby)->frames_by_major;
+	types = ruby_reader_stats(s->ruby)->types_kept;
 	by_walk = ruby_reader_stats(s->ruby)->threads_by_walk;
 	s->reads++;
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
@@ -601,6 +602,8 @@ sample_stacks_read(struct sampler *s)
 		ruby_reader_stats(s->ruby)->frames_by_epoch - by_epoch;
 	s->prof->stats.frames_by_major +=
 		ruby_reader_stats(s->ruby)->frames_by_major - by_major;
+	s->prof->stats.types_kept +=
+		ruby_reader_stats(s->ruby)->types_kept - types;
 	s->prof->stats.threads_by_walk +=
 		ruby_reader_stats(s->ruby)->threads_by_walk - by_walk;
 	s->nstacks = n > 0 ? n : 0;

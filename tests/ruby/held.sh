@@ -60,6 +60,17 @@ frames=$(awk '{ s += (gsub(/;/, ";") + 1) * $NF } END { print s + 0 }' \
 say "frames the GC count vouched for: ${vouched:-none} of $frames"
 [ -n "$vouched" ] && [ "$frames" -gt 0 ] && [ $((vouched * 2)) -ge "$frames" ] ||
 	fail "frames vouched for by the GC count: ${vouched:-none} of $frames, want at least half"
+# So is the type of the object each frame's ep names (its method entry,
+# a cref), which resolves the frame's method entry (struct type_slot):
+# deep.rb left its last GC sweeping (nothing allocates to finish the
+# sweep), where no compaction is under way (its flag), and a type is
+# kept for every stopped read with the same count. At least half the
+# frames: without the flag (<= 3.1), none in a sweep.
+kept=$(grep -o "method entries' types kept [0-9]*" "$T/vouch.err" |
+	grep -o '[0-9]*$')
+say "method entries' types kept: ${kept:-none} for $frames frames"
+[ -n "$kept" ] && [ $((kept * 2)) -ge "$frames" ] ||
+	fail "method entries' types kept: ${kept:-none} for $frames frames, want at least half"
 
 # An old iseq or method entry is vouched for by the count of major GCs
 # alone, through any number of minor GCs (struct frame_slot): churn.rb

@@ -226,6 +226,7 @@ const struct ruby_layout ruby_layout_3_1_2 = {
 	.objspace_mode_bit = 128,
 	.objspace_mode_width = 2,
 	.objspace_during_gc_bit = 133,
+	.objspace_during_compacting_bit = 134,
 	.objspace_gc_count = 0x1b8,
 	.objspace_major_gc_count = 0x188,
 	.gc_mode_none = 0x0,

@@ -226,6 +226,7 @@ const struct ruby_layout ruby_layout_3_3_8 = {
 	.objspace_mode_bit = 128,
 	.objspace_mode_width = 2,
 	.objspace_during_gc_bit = 133,
+	.objspace_during_compacting_bit = 134,
 	.objspace_gc_count = 0x570,
 	.objspace_major_gc_count = 0x540,
 	.gc_mode_none = 0x0,

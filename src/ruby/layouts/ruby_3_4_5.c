@@ -226,6 +226,7 @@ const struct ruby_layout ruby_layout_3_4_5 = {
 	.objspace_mode_bit = 160,
 	.objspace_mode_width = 2,
 	.objspace_during_gc_bit = 165,
+	.objspace_during_compacting_bit = 166,
 	.objspace_gc_count = 0x3f0,
 	.objspace_major_gc_count = 0x3c0,
 	.gc_mode_none = 0x0,
