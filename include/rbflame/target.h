@@ -95,6 +95,9 @@ struct target {
 				 * (cpu mode; Ruby mode's idle threads) */
 	bool follow_forks;	/* trace forked children too (set before
 				 * attach or launch) */
+	bool full_regs;		/* each stop's registers fetched whole at
+				 * once (--native unwinds every stop), not
+				 * orig_rax first (see hold_stopped()) */
 	struct target_process *procs;	/* procs[0] is pid */
 	size_t nprocs, procs_cap;
 	struct target_thread *threads, *threads_tail; /* live, oldest first

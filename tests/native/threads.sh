@@ -53,6 +53,28 @@ while read -r _ name tid; do
 		"^thread $tid \"$name\"$N;$(qm "$s")$D$N\$" 90 "thread $name" \
 		"$within"
 done < <(grep '^thread ' "$T/threads.log")
+
+# Every stop of --native is unwound, so its registers are fetched whole
+# at once (PTRACE_GETREGS), never orig_rax first (the PTRACE_PEEKUSER
+# of a Ruby-mode hold, 1.5 us more). Under strace: one GETREGS at least
+# for each PTRACE_CONT of a stop, and no PEEKUSER. (ASan's leak check
+# cannot run under another tracer.)
+require_cmd strace
+ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+	strace -f -qq -e trace=ptrace -o "$T/strace.out" \
+	"$RBFLAME" --native -p "$TPID" -s 1 -r 50 -o "$T/strace.folded" \
+	2>"$T/strace.err" ||
+	fail "rbflame --native under strace: $(tail -n 2 "$T/strace.err")"
+read -r peeks regs conts <<<"$(perl -ne '
+	$p++ if /ptrace\(PTRACE_PEEKUSER,/;
+	$g++ if /ptrace\(PTRACE_GETREGS,/;
+	$c++ if /ptrace\(PTRACE_CONT,/;
+	END { printf "%d %d %d\n", $p, $g, $c }' "$T/strace.out")"
+say "--native under strace: $regs PTRACE_GETREGS, $peeks PTRACE_PEEKUSER, $conts PTRACE_CONT"
+[ "$conts" -ge 20 ] || fail "--native under strace: only $conts resumes in 1 s at 50 Hz"
+[ "$peeks" = 0 ] || fail "--native under strace: $peeks PTRACE_PEEKUSER (want none)"
+[ "$regs" -ge "$conts" ] ||
+	fail "--native under strace: $regs PTRACE_GETREGS for $conts resumes"
 wait_untraced "$TPID" 2
 assert_running "$TPID" 1 0
 kill_tracee "$TPID"
