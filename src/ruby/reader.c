@@ -1778,6 +1778,7 @@ struct walk_entry {
 	uint64_t next;		/* its list node's next */
 	uint64_t name_v;	/* its name's VALUE, and the name read there */
 	char name[sizeof(((struct ruby_stack *)0)->name)];
+	bool name_ok;		/* ... when that read did not fail */
 	pid_t tid;
 	uint32_t reused;	/* walks in a row that took its tid from here */
 };
@@ -2322,7 +2323,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		struct ruby_stack *st = &out[n];
 		struct walk_entry *w = &r->walk[n];
 		uint64_t ec, name;
-		bool bad, known, not_idle = false;
+		bool bad, known, name_ok, not_idle = false;
 
 		if (seen_thread(out, n, th))
 			break;
@@ -2354,11 +2355,14 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		 * name is a frozen String: the same VALUE, the same name. */
 		bad = r->bad;
 		name = rd64(r, th + L->thread_name);
-		if (known && !r->bad && name == w->name_v)
+		if (known && !r->bad && w->name_ok && name == w->name_v)
 			memcpy(st->name, w->name, sizeof(st->name));
 		else if (!rstring(r, name, st->name, sizeof(st->name)))
 			snprintf(st->name, sizeof(st->name), "%s",
 				 th == tl.main_thread ? "main" : "");
+		/* Kept for the next walk only as read: a read refused a line
+		 * (decoded from the cache alone) or faulting has no name. */
+		name_ok = !r->bad;
 		r->bad = bad;
 		st->gvl = ec && ec == tl.running_ec;
 		if (st->gvl)
@@ -2391,7 +2395,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		/* Kept for the next walk: only a thread whose stack this
 		 * read got may be taken from it. */
 		*w = (struct walk_entry){ .thread = th, .ec = ec, .next = node,
-					  .name_v = name,
+					  .name_v = name, .name_ok = name_ok,
 					  .tid = st->nframes >= 0 && !st->gone
 							 ? st->tid : 0,
 					  .reused = known ? w->reused + 1 : 0 };
