@@ -1833,11 +1833,11 @@ list_count(struct ruby_reader *r, uint64_t obj, uint16_t off)
 }
 
 /* The tid of thread th, from the last walk of the list while it may be
- * taken from there (see WALK_REUSE_MAX), else read. */
+ * taken from there (see WALK_REUSE_MAX; not under M:N), else read. */
 static pid_t
 walk_tid(struct ruby_reader *r, uint64_t th)
 {
-	for (int i = 0; i < r->nwalk; i++)
+	for (int i = 0; i < r->nwalk && !r->vm.mn_threads; i++)
 		if (r->walk[i].thread == th && r->walk[i].tid > 0 &&
 		    r->walk[i].reused < WALK_REUSE_MAX)
 			return r->walk[i].tid;
@@ -2342,8 +2342,11 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		/* A thread that ran, where the last walk found it: its tid
 		 * as it was (glibc's, a line of its own), refreshed as an
 		 * idle thread's is. Under bench/server's Puma a thread's tid
-		 * and name were 9.6 of the 51 lines a tick read on demand. */
-		known = by_walk && w->tid > 0 && w->reused < WALK_REUSE_MAX;
+		 * and name were 9.6 of the 51 lines a tick read on demand.
+		 * Not under M:N, where a Ruby thread's tid is that of the
+		 * native thread running it at the moment. */
+		known = by_walk && w->tid > 0 && w->reused < WALK_REUSE_MAX &&
+			!r->vm.mn_threads;
 		st->tid = known ? w->tid : thread_tid(r, th);
 		st->gone = st->tid < 0;
 		if (st->gone)
