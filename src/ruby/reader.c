@@ -38,7 +38,7 @@
  * 1000 Hz, without end. */
 #define STRINGS_MAX RUBY_READER_STRINGS_MAX
 #define ISEQ_MEMO 256		/* iseqs checked in one read (power of two) */
-#define TYPE_CACHE 1024		/* imemo types of eps' objects (power of 2) */
+#define TYPE_CACHE 1024		/* eps' objects' types (power of two) */
 #define VS_MAX (1u << 20)	/* bytes of VM stack values read at once */
 #define GC_COUNT_MAX (1ull << 40) /* more GCs than any process has run */
 /* The GC bit set in this many GVL-holder samples in a row while the GC
@@ -67,10 +67,11 @@
  * bytecode). A C frame's slot is keyed by its method entry alone, which
  * a compaction may move and free: stamped while the GC is idle, or
  * sweeping where compaction is not lazy (3.2 on: a mode of its own,
- * done within one GC step) or its flag says none is under way. The method entry of a Ruby frame is still
- * compared (the ep is the stack's, read each time): a frame in transit
- * runs under another one. The iseqs' headers a hit read only to check
- * them were 4 of the 22 lines a 20-deep stack's stop fetched.
+ * done within one GC step) or its flag says none is under way. The
+ * method entry of a Ruby frame is still compared (the ep is the
+ * stack's, read each time): a frame in transit runs under another one.
+ * The iseqs' headers a hit read only to check them were 4 of the 22
+ * lines a 20-deep stack's stop fetched.
  *
  * An object old when checked (promoted: it survived three GCs) is
  * vouched for by the count of major GCs instead: a minor GC marks every
