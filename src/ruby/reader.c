@@ -238,14 +238,43 @@ type_of(struct ruby_reader *r, uint64_t v)
 	return (int)(rd64(r, v + r->L->rbasic_flags) & r->L->t_mask);
 }
 
+/* The imemo type in an object's flags, -1 for an object no imemo. */
+static int
+imemo_of(const struct ruby_layout *L, uint64_t flags)
+{
+	if ((flags & L->t_mask) != L->t_imemo)
+		return -1;
+	return (int)((flags >> L->imemo_type_shift) & L->imemo_type_mask);
+}
+
 static int
 imemo_type(struct ruby_reader *r, uint64_t v)
 {
-	if (type_of(r, v) != (int)r->L->t_imemo)
+	if (special(r->L, v))
 		return -1;
-	return (int)((rd64(r, v + r->L->rbasic_flags) >>
-		      r->L->imemo_type_shift) &
-		     r->L->imemo_type_mask);
+	return imemo_of(r->L, rd64(r, v + r->L->rbasic_flags));
+}
+
+/*
+ * Whether a stamp taken when a slot or a type was checked (the GC count
+ * + 1; the major GCs' count + 1 for an old object, or 0) holds in this
+ * read: see struct frame_slot.
+ */
+static bool
+stamp_holds(const struct ruby_reader *r, uint64_t epoch, uint64_t major)
+{
+	return r->epoch &&
+	       (epoch == r->epoch || (r->major && major == r->major));
+}
+
+/* The major GCs' stamp for an object checked now with these flags:
+ * this read's count if they say old, else 0. */
+static uint64_t
+major_stamp(const struct ruby_reader *r, uint64_t flags)
+{
+	uint64_t old = r->L->fl_promoted;
+
+	return r->major && (flags & old) == old ? r->major : 0;
 }
 
 /* imemo_type(v), from struct type_slot when it may be. */
@@ -254,35 +283,28 @@ imemo_type_kept(struct ruby_reader *r, uint64_t v)
 {
 	const struct ruby_layout *L = r->L;
 	struct type_slot *t;
-	uint64_t flags, old = L->fl_promoted;
+	uint64_t flags;
 	int type;
 
 	if (special(L, v))
 		return -1;
 	t = &r->types[((v >> 3) * 0x9e3779b97f4a7c15ull) >> 54 &
 		      (TYPE_CACHE - 1)];
-	if (r->epoch && t->obj == v &&
-	    (t->epoch == r->epoch || (r->major && t->major == r->major))) {
+	if (t->obj == v && stamp_holds(r, t->epoch, t->major)) {
 		r->stats.types_kept++;
 		return t->type;
 	}
 	flags = rd64(r, v + L->rbasic_flags);
 	if (r->bad)
 		return -1;
-	type = (flags & L->t_mask) != L->t_imemo
-		       ? -1
-		       : (int)((flags >> L->imemo_type_shift) &
-			       L->imemo_type_mask);
+	type = imemo_of(L, flags);
 	/* Stamped as a C frame's slot is: a sweep may move objects up to
 	 * 3.1 (r->quiet_me). */
 	if (r->quiet_me) {
 		t->obj = v;
 		t->type = type;
 		t->epoch = r->epoch;
-		t->major = r->major && old != RUBY_LAYOUT_NOVAL && old &&
-					   (flags & old) == old
-				   ? r->major
-				   : 0;
+		t->major = major_stamp(r, flags);
 	}
 	return type;
 }
@@ -894,10 +916,8 @@ static bool
 slot_current(const struct ruby_reader *r, const struct frame_slot *sl,
 	     uint8_t kind, uint64_t key1, uint64_t key2)
 {
-	return r->epoch &&
-	       (sl->epoch == r->epoch || (r->major && sl->major == r->major)) &&
-	       sl->kind == kind && sl->key1 == key1 && sl->key2 == key2 &&
-	       sl->confirmed;
+	return stamp_holds(r, sl->epoch, sl->major) && sl->kind == kind &&
+	       sl->key1 == key1 && sl->key2 == key2 && sl->confirmed;
 }
 
 /* A slot checked, or filled, in this read: stamped when the read may;
@@ -907,12 +927,9 @@ static void
 slot_checked(const struct ruby_reader *r, struct frame_slot *sl,
 	     uint64_t flags)
 {
-	uint64_t old = r->L->fl_promoted;
-
 	if (sl->confirmed && (sl->kind == 1 ? r->quiet : r->quiet_me)) {
 		sl->epoch = r->epoch;
-		sl->major = r->major && old && (flags & old) == old
-				    ? r->major : 0;
+		sl->major = major_stamp(r, flags);
 	}
 }
 
@@ -954,9 +971,7 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 		r->bad = false;
 	}
 	if (iseq_header(r, iseq, &flags, &body, &encoded, &label) < 0 ||
-	    (flags & L->t_mask) != L->t_imemo ||
-	    ((flags >> L->imemo_type_shift) & L->imemo_type_mask) !=
-		    L->imemo_iseq || !body)
+	    imemo_of(L, flags) != (int)L->imemo_iseq || !body)
 		return -1;
 	/* The method entry decides the class in the label ("block in
 	 * A#m"): two methods with the same code, freed and allocated again
@@ -1006,27 +1021,13 @@ iseq_frame_cached(struct ruby_reader *r, uint64_t iseq, uint64_t pc,
 	return 0;
 }
 
-/* A method entry's flags, 0 when unreadable (not old: not vouched for
- * by the major count). */
-static uint64_t
-me_flags(struct ruby_reader *r, uint64_t me)
-{
-	bool saved = r->bad;
-	uint64_t flags = rd64(r, me + r->L->rbasic_flags);
-
-	if (r->bad)
-		flags = 0;
-	r->bad = saved;
-	return flags;
-}
-
 static int
 cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 {
 	const struct ruby_layout *L = r->L;
 	uint64_t me = rd64(r, ep + 8 * (int64_t)L->env_index_me_cref);
 	struct frame_slot *sl;
-	uint64_t def, owner;
+	uint64_t def, owner, flags;
 
 	if (r->bad || special(L, me))
 		return cfunc_frame(r, ep, f);
@@ -1039,11 +1040,13 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	}
 	def = rd64(r, me + L->me_def);
 	owner = rd64(r, me + L->me_owner);
+	flags = rd64(r, me + L->rbasic_flags);
+	if (r->bad)
+		flags = 0;	/* not old: not vouched for by the major count */
 	if (!r->bad && sl->kind == 2 && sl->key2 == me && sl->def == def &&
-	    sl->owner == owner &&
-	    imemo_type(r, me) == (int)L->imemo_ment) {
+	    sl->owner == owner && imemo_of(L, flags) == (int)L->imemo_ment) {
 		if (sl->confirmed || sl->gen == r->read_gen) {
-			slot_checked(r, sl, me_flags(r, me));
+			slot_checked(r, sl, flags);
 			*f = sl->f;
 			return 0;
 		}
@@ -1070,7 +1073,7 @@ cfunc_frame_cached(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	sl->def = def;
 	sl->owner = owner;
 	sl->f = *f;
-	slot_checked(r, sl, me_flags(r, me));
+	slot_checked(r, sl, flags);
 	return 0;
 }
 
@@ -1833,14 +1836,23 @@ list_count(struct ruby_reader *r, uint64_t obj, uint16_t off)
 	return (uint64_t)cnt + 1;
 }
 
-/* The tid of thread th, from the last walk of the list while it may be
- * taken from there (see WALK_REUSE_MAX; not under M:N), else read. */
+/* Whether a thread's tid (and its name) may be taken from its entry of
+ * the last walk: not after WALK_REUSE_MAX walks in a row, nor under M:N,
+ * where a Ruby thread's tid is that of the native thread running it at
+ * the moment. */
+static bool
+walk_knows(const struct ruby_reader *r, const struct walk_entry *w)
+{
+	return w->tid > 0 && w->reused < WALK_REUSE_MAX && !r->vm.mn_threads;
+}
+
+/* The tid of thread th, from the last walk of the list when it may be
+ * taken from there, else read. */
 static pid_t
 walk_tid(struct ruby_reader *r, uint64_t th)
 {
-	for (int i = 0; i < r->nwalk && !r->vm.mn_threads; i++)
-		if (r->walk[i].thread == th && r->walk[i].tid > 0 &&
-		    r->walk[i].reused < WALK_REUSE_MAX)
+	for (int i = 0; i < r->nwalk; i++)
+		if (r->walk[i].thread == th && walk_knows(r, &r->walk[i]))
 			return r->walk[i].tid;
 	return thread_tid(r, th);
 }
@@ -2081,7 +2093,7 @@ major_epoch(struct ruby_reader *r, uint64_t os)
 	uint64_t major;
 
 	if (L->objspace_major_gc_count == RUBY_LAYOUT_NONE ||
-	    L->fl_promoted == RUBY_LAYOUT_NOVAL)
+	    L->fl_promoted == RUBY_LAYOUT_NOVAL || !L->fl_promoted)
 		return 0;
 	major = rd64(r, os + L->objspace_major_gc_count);
 	if (r->bad || major > GC_COUNT_MAX) {
@@ -2324,7 +2336,8 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		struct ruby_stack *st = &out[n];
 		struct walk_entry *w = &r->walk[n];
 		uint64_t ec, name;
-		bool bad, known, name_ok, not_idle = false;
+		uint64_t refused;
+		bool bad, known, kept, name_ok, not_idle = false;
 
 		if (seen_thread(out, n, th))
 			break;
@@ -2343,11 +2356,9 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		/* A thread that ran, where the last walk found it: its tid
 		 * as it was (glibc's, a line of its own), refreshed as an
 		 * idle thread's is. Under bench/server's Puma a thread's tid
-		 * and name were 9.6 of the 51 lines a tick read on demand.
-		 * Not under M:N, where a Ruby thread's tid is that of the
-		 * native thread running it at the moment. */
-		known = by_walk && w->tid > 0 && w->reused < WALK_REUSE_MAX &&
-			!r->vm.mn_threads;
+		 * and name were 9.6 of the 51 lines a tick read on demand. */
+		known = by_walk && walk_knows(r, w);
+		refused = mem_refused(r->mem);
 		st->tid = known ? w->tid : thread_tid(r, th);
 		st->gone = st->tid < 0;
 		if (st->gone)
@@ -2364,8 +2375,6 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		else if (!rstring(r, name, st->name, sizeof(st->name)))
 			snprintf(st->name, sizeof(st->name), "%s",
 				 th == tl.main_thread ? "main" : "");
-		/* Kept for the next walk only as read: a read refused a line
-		 * (decoded from the cache alone) or faulting has no name. */
 		name_ok = !r->bad;
 		r->bad = bad;
 		st->gvl = ec && ec == tl.running_ec;
@@ -2397,10 +2406,18 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		if (by_walk && w->next != node)
 			by_walk = false;	/* the list changed here */
 		/* Kept for the next walk: only a thread whose stack this
-		 * read got may be taken from it. */
+		 * read got may be taken from it, and only what was read: a
+		 * read decoded from the stop's cache alone that was refused
+		 * a line (done again, stopped) keeps nothing, as the frame
+		 * cache keeps nothing of it (a name left empty so was copied
+		 * into the next reads: matrix-mn's 'thread mn1 ""'), nor a
+		 * name whose read failed. */
+		kept = mem_refused(r->mem) == refused;
 		*w = (struct walk_entry){ .thread = th, .ec = ec, .next = node,
-					  .name_v = name, .name_ok = name_ok,
-					  .tid = st->nframes >= 0 && !st->gone
+					  .name_v = name,
+					  .name_ok = kept && name_ok,
+					  .tid = kept && st->nframes >= 0 &&
+							 !st->gone
 							 ? st->tid : 0,
 					  .reused = known ? w->reused + 1 : 0 };
 		memcpy(w->name, st->name, sizeof(w->name));

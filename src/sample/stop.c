@@ -585,27 +585,25 @@ sample_stacks_same(struct sampler *s)
 int
 sample_stacks_read(struct sampler *s)
 {
-	uint64_t by_epoch, by_major, by_walk, types;
+	struct ruby_reader_stats was;
+	const struct ruby_reader_stats *now;
 	int n;
 
 	if (s->stacks_cap == 0) {
 		s->stacks_cap = 16;
 		s->stacks = xcalloc(s->stacks_cap, sizeof(*s->stacks));
 	}
-	by_epoch = ruby_reader_stats(s->ruby)->frames_by_epoch;
-	by_major = ruby_reader_stats(s->ruby)->frames_by_major;
-	types = ruby_reader_stats(s->ruby)->types_kept;
-	by_walk = ruby_reader_stats(s->ruby)->threads_by_walk;
+	was = *ruby_reader_stats(s->ruby);
 	s->reads++;
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
+	now = ruby_reader_stats(s->ruby);
 	s->prof->stats.frames_by_epoch +=
-		ruby_reader_stats(s->ruby)->frames_by_epoch - by_epoch;
+		now->frames_by_epoch - was.frames_by_epoch;
 	s->prof->stats.frames_by_major +=
-		ruby_reader_stats(s->ruby)->frames_by_major - by_major;
-	s->prof->stats.types_kept +=
-		ruby_reader_stats(s->ruby)->types_kept - types;
+		now->frames_by_major - was.frames_by_major;
+	s->prof->stats.types_kept += now->types_kept - was.types_kept;
 	s->prof->stats.threads_by_walk +=
-		ruby_reader_stats(s->ruby)->threads_by_walk - by_walk;
+		now->threads_by_walk - was.threads_by_walk;
 	s->nstacks = n > 0 ? n : 0;
 	stacks_keep(s, s->nstacks);
 	/* The reader let its oldest labels go (a target that evals new
