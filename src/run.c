@@ -73,6 +73,8 @@ struct run_ctx {
 	bool progress;
 	size_t nprocs;		/* processes profiled (--subprocesses) */
 	char fatal_msg[768];	/* an error that ended sampling */
+	uint64_t searched_ns;	/* > 0: the run ended while the sampler was
+				 * still looking for the Ruby VM, this long */
 	/* The target's root with its rights, kept from the attach on: where
 	 * annotate reads sources, after the target has gone too. */
 	struct tfile_root *sources;
@@ -505,6 +507,8 @@ tracer_run(struct run_ctx *c)
 	c->exit_status = t.exit_status;
 	if (sampler_ok && s.fatal)
 		snprintf(c->fatal_msg, sizeof(c->fatal_msg), "%s", s.fatal_msg);
+	if (sampler_ok && !s.fatal && s.mode == SAMPLER_PENDING)
+		c->searched_ns = now_ns() - s.pending_since + 1;
 	if (sampler_ok)
 		sampler_fini(&s);
 	tree_fini(&tree);
@@ -849,6 +853,9 @@ run_watched(const struct options *o, const struct run_watch *w)
 			notice_msg("no thread matched --thread '%s' during the run (%llu stacks of other threads left out): give a thread's name (Thread#name, or its comm) or its tid",
 				   o->thread_regex,
 				   (unsigned long long)c.prof->stats.threads_left_out);
+		else if (c.prof->stats.samples == 0 && c.searched_ns)
+			notice_msg("no samples were collected: the run ended while rbflame was still looking for process %d's Ruby VM (%.0f ms of search; --debug says what it found)",
+				   (int)c.pid, c.searched_ns / 1e6);
 		else if (c.prof->stats.samples == 0)
 			notice_msg("no samples were collected (the target exited or was idle before the first tick)");
 		summary(&c);

@@ -34,6 +34,18 @@
  * loop, which runs between probes (issue #20: 1.6 s without a cap). */
 #define PROBE_BUDGET_NS (10ull * 1000000ull)
 
+/* The search's budget a call: PROBE_BUDGET_NS, or for tests the
+ * microseconds of RBFLAME_PROBE_BUDGET_US (a host too slow for it). */
+static uint64_t
+probe_budget(void)
+{
+	const char *us = getenv("RBFLAME_PROBE_BUDGET_US");
+
+	if (us && *us && strtoull(us, NULL, 10) > 0)
+		return strtoull(us, NULL, 10) * 1000ull;
+	return PROBE_BUDGET_NS;
+}
+
 static void
 thread_gone(struct target_thread *th, void *arg)
 {
@@ -254,7 +266,7 @@ probe_ruby(struct sampler *s)
 		return;
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
-	s->search.budget_ns = PROBE_BUDGET_NS;
+	s->search.budget_ns = probe_budget();
 	s->search.symbols_wait_ns = SYMBOLS_WAIT_NS;
 	if (ruby_vm_find_step(s->pid, s->mem, s->symtab, s->opt.force_version,
 			      &s->search, &vm) == 0) {

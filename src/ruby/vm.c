@@ -211,7 +211,8 @@ typedef bool (*candidate_fn)(struct mem *m, const struct ruby_layout *L,
 /* Scans regions for a word (pointer mode) or an address (struct mode)
  * that passes check, from where cur says (region, word) until deadline
  * (ns on the monotonic clock, 0 for none): past it, returns 0 with
- * *more set and cur where to go on. A full pass leaves cur at 0. */
+ * *more set and cur where to go on; a call past its deadline from the
+ * start still looks at 256 words. A full pass leaves cur at 0. */
 static uint64_t
 scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
      size_t nrg, bool pointers, candidate_fn check, uint64_t cur[2],
@@ -230,11 +231,12 @@ scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
 			free(words);
 			continue;
 		}
-		for (uint64_t i = cur[1]; i < len / 8; i++) {
+		for (uint64_t i = cur[1], from = i; i < len / 8; i++) {
 			uint64_t cand = pointers ? words[i]
 						 : rg[r].start + 8 * i;
 
-			if (deadline && !(i & 255) && now_ns() > deadline) {
+			if (deadline && !(i & 255) && i != from &&
+			    now_ns() > deadline) {
 				cur[1] = i;
 				*more = true;
 				free(words);
@@ -256,6 +258,27 @@ scan(struct mem *m, const struct ruby_layout *L, const struct region *rg,
 	}
 	cur[0] = cur[1] = 0;
 	return 0;
+}
+
+/*
+ * The deadline of a scan in a call of ruby_vm_find_step() that must end
+ * by deadline: never less than a quarter of the budget from now, so that
+ * every call moves the scan on. What comes before it (the maps, the ELF
+ * symbols of libruby, the VM's check) took 0.7-1.9 ms here; on a host
+ * where it takes the whole budget, every call stopped the scan at its
+ * first word, the search never ended and a launched program ran to its
+ * end unsampled (tests/ruby/launch.sh's script, launched with a budget
+ * of 40 us: 0 samples in every run).
+ */
+static uint64_t
+scan_deadline(const struct ruby_vm_search *srch, uint64_t deadline)
+{
+	uint64_t least;
+
+	if (!deadline)
+		return 0;
+	least = now_ns() + srch->budget_ns / 4;
+	return least > deadline ? least : deadline;
 }
 
 static const struct ruby_layout *
@@ -659,7 +682,8 @@ have_bias:
 		vm->vm_from_export = false;
 		srch->vm = 0;
 		vm->vm = scan(mem, vm->layout, rg, nrg, true, vm_valid,
-			      srch->vm_at, deadline, &more);
+			      srch->vm_at, scan_deadline(srch, deadline),
+			      &more);
 	}
 	if (!vm->vm) {
 		/* Not started yet (launch mode) or not findable; or out
@@ -673,7 +697,8 @@ have_bias:
 		vm->symbols = syms[SYM_GLOBAL_SYMBOLS] + mod.bias;
 	else
 		vm->symbols = scan(mem, vm->layout, rg, nrg, false,
-				   symbols_valid, srch->symbols_at, deadline,
+				   symbols_valid, srch->symbols_at,
+				   scan_deadline(srch, deadline),
 				   &more);
 	if (more) {
 		err = EINPROGRESS;
