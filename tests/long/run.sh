@@ -18,7 +18,7 @@
 #               workload's CPU starves it)
 #   ci-gate.sh  doc/ci-gate.md's recipe verbatim (tests/views/checkouts.sh):
 #               on-CPU times, which tests running beside it skew
-#   gate-noise.sh  20 pairs of the same code, three runs a side, under
+#   gate-noise.sh  16 pairs of the same code, three runs a side, under
 #               CPU contention: rbflame diff --fail-above 5 always passes
 #   memory.sh   2 minutes at 1000 Hz on a target making new code without
 #               end: rbflame's RSS under 100 MiB and flat (bench/memory)
