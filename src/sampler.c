@@ -77,6 +77,8 @@ setup_process(struct sampler *s)
 		s->pending_delay = 0;
 	s->next_probe = 0;
 	memset(&s->search, 0, sizeof(s->search));
+	s->search.budget_ns = probe_budget();
+	s->search.symbols_wait_ns = SYMBOLS_WAIT_NS;
 
 	s->mem = mem_create_live(pid);
 	s->symtab = symtab_create(pid);
@@ -266,8 +268,6 @@ probe_ruby(struct sampler *s)
 		return;
 	s->next_probe = now + PROBE_EVERY_NS;
 	mem_flush(s->mem);
-	s->search.budget_ns = probe_budget();
-	s->search.symbols_wait_ns = SYMBOLS_WAIT_NS;
 	if (ruby_vm_find_step(s->pid, s->mem, s->symtab, s->opt.force_version,
 			      &s->search, &vm) == 0) {
 		if (s->opt.force_version)
