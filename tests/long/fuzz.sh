@@ -4,7 +4,7 @@
 #
 # Fuzzing: every target of tests/fuzz/targets, built with clang's
 # libFuzzer, AddressSanitizer and UBSan over the librbflame sources, then
-# run for FUZZ_SECONDS (default 30) each, as many at once as there
+# run for FUZZ_SECONDS (default 15) each, as many at once as there
 # are CPUs. Seeds are snapshots of live Ruby
 # fixtures taken now with 'rbflame dump -p PID --snapshot' (and the
 # committed test snapshot). Inputs in tests/fuzz/regressions/NAME/ are
@@ -26,7 +26,7 @@
 # shellcheck source=tests/ruby/lib-ruby.sh
 . "$(dirname "$0")/../ruby/lib-ruby.sh"
 
-SECS=${FUZZ_SECONDS:-30}
+SECS=${FUZZ_SECONDS:-15}
 TIMEOUT=${FUZZ_TIMEOUT:-10}
 FUZZ_CC=${FUZZ_CC:-clang}
 require_cmd "$FUZZ_CC" make

@@ -2,19 +2,19 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 The rbflame authors
 #
-# The CI gate never cries wolf: 16 pairs of the same code, each judged
+# The CI gate never cries wolf: 12 pairs of the same code, each judged
 # as doc/ci-gate.md's recipe judges them (three runs a side of the
 # checkout benchmark, tests/views/fixtures/checkout, in two checkouts,
 # rbflame -q --mode cpu -r 997, then rbflame diff --fail-above 5 BASE...
 # -- NEW...), all under CPU contention: a busy loop on every CPU for the
 # whole test. Every diff must exit 0 (PASS); a single FAIL is a false
 # alarm and fails the test. Each pair's total times and its largest
-# change are logged. 96 runs: minutes, so the long tier.
+# change are logged. 72 runs: minutes, so the long tier.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/../ruby/lib-ruby.sh"
 
-PAIRS=${GATE_PAIRS:-16}
+PAIRS=${GATE_PAIRS:-12}
 T=$(cd "$T" && pwd -P)	# the paths Ruby records are resolved
 VFIX=$top_srcdir/tests/views/fixtures
 for co in base src; do

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # make check-long: the long tier. Runs each script listed below in turn
 # (LONG_TESTS="a.sh b.sh" picks some) and fails if any fails:
-#   soak.sh     the quick end-to-end checks for 30 s each at 1000 Hz
+#   soak.sh     the quick end-to-end checks for 20 s each at 1000 Hz
 #   faults.sh   rbflame killed at random moments: the target is unharmed
 #   target-dies.sh  the target exits, is killed, execs, forks 200
 #               children, runs 1000 threads: rbflame ends cleanly
@@ -18,7 +18,7 @@
 #               workload's CPU starves it)
 #   ci-gate.sh  doc/ci-gate.md's recipe verbatim (tests/views/checkouts.sh):
 #               on-CPU times, which tests running beside it skew
-#   gate-noise.sh  16 pairs of the same code, three runs a side, under
+#   gate-noise.sh  12 pairs of the same code, three runs a side, under
 #               CPU contention: rbflame diff --fail-above 5 always passes
 #   memory.sh   2 minutes at 1000 Hz on a target making new code without
 #               end: rbflame's RSS under 100 MiB and flat (bench/memory)

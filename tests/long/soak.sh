@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Copyright (c) 2026 The rbflame authors
 #
-# Soak: the quick end-to-end checks again, for 30 s each at 1000 Hz.
+# Soak: the quick end-to-end checks again, for 20 s each at 1000 Hz.
 # Signals with a handshake must all be handled and every child reaped;
 # threads in restartable syscalls must never see EINTR and those in
 # non-restartable ones must never be interrupted; thread and process
@@ -11,7 +11,7 @@
 # shellcheck source=tests/e2e/lib.sh
 . "$(dirname "$0")/../e2e/lib.sh"
 
-SECS=${SOAK_SECONDS:-30}
+SECS=${SOAK_SECONDS:-20}
 
 profile_attached signals "$SECS" signals -r 1000
 grep '^signals:' "$T/signals.log" | sed "s/^/$ME: signals: /" || true
