@@ -288,6 +288,7 @@ hold(struct target_thread *th, int sig)
 {
 	th->state = TS_STOPPED;
 	th->regs_ok = false;
+	th->syscall_checked = false;
 	th->pending_sig = sig;
 	th->stop_seen_ns = now_ns();
 }
@@ -603,23 +604,27 @@ target_cancel_interrupt(struct target *t, struct target_thread *th)
 }
 
 /*
- * th is in the stop we asked for: when our interrupt cut a
- * non-restartable syscall short, the syscall made to restart, so that
- * every waiter resumes it safely. Only a stop in a syscall needs the
- * registers for that, and orig_rax says whether it is one (the kernel
- * sets it to -1 on every entry but a syscall's): one PTRACE_PEEKUSER of
- * it costs 1.5 us in a hold where PTRACE_GETREGS took 4-6 (a 2-vCPU VM,
- * p50), and a GVL holder running Ruby code is in no syscall. The rest
- * come on demand, from target_thread_regs(). Where every stop is
- * unwound (t->full_regs: --native) they are fetched whole at once: the
- * peek would cost 1.5 us more.
+ * th, held in the stop we asked for, is about to run again: when our
+ * interrupt cut a non-restartable syscall short, the syscall is made to
+ * restart, so that every waiter resumes it safely. Only a stop in a
+ * syscall needs the registers for that, and orig_rax says whether it is
+ * one (the kernel sets it to -1 on every entry but a syscall's): one
+ * PTRACE_PEEKUSER, unless the hold fetched the registers anyway
+ * (--native). Done at the resume, not at the stop: the first ptrace
+ * request of a stop waits until the thread is off its CPU
+ * (wait_task_inactive()), 15-19 us p50 on a 2-vCPU VM, where the reads
+ * of the hold need no such wait; asked at once, it was the hold's
+ * largest part (PTRACE_GETREGS 18.5-19.3 us of a 75 us --native hold),
+ * and by the resume it costs what a call costs. A GVL holder running
+ * Ruby code is in no syscall.
  */
-static int
-hold_stopped(struct target *t, struct target_thread *th)
+static void
+syscall_check(struct target *t, struct target_thread *th)
 {
-	int err;
-
-	if (!t->full_regs) {
+	if (th->syscall_checked)
+		return;
+	th->syscall_checked = true;
+	if (!th->regs_ok) {
 		long orig;
 
 		errno = 0;
@@ -627,21 +632,13 @@ hold_stopped(struct target *t, struct target_thread *th)
 			      (void *)offsetof(struct user_regs_struct,
 					       orig_rax),
 			      NULL);
-		if (errno == 0 && orig < 0)
-			return 0;
-		if (errno != 0)
-			goto fail;
+		if (errno != 0 || orig < 0)
+			return;
+		if (get_regs(th, &th->regs) < 0)
+			return;
+		th->regs_ok = true;
 	}
-	if (get_regs(th, &th->regs) < 0)
-		goto fail;
-	th->regs_ok = true;
 	fix_interrupted_syscall(t, th, &th->regs);
-	return 0;
-fail:
-	err = errno;
-	target_resume(t, th);
-	errno = err;
-	return -1;
 }
 
 const struct user_regs_struct *
@@ -684,7 +681,7 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 			return -1;
 		}
 		if (th->state == TS_STOPPED)
-			return hold_stopped(t, th);
+			return 0;
 		if (th->state != TS_STOPPING || *t->stop_flag)
 			break;
 		if (r == tid)
@@ -718,6 +715,7 @@ target_resume(struct target *t, struct target_thread *th)
 
 	if (th->state != TS_STOPPED)
 		return 0;
+	syscall_check(t, th);
 	th->state = TS_RUNNING;
 	th->pending_sig = 0;
 	if (ptrace(PTRACE_CONT, th->tid, NULL, (void *)(long)sig) < 0)

@@ -59,6 +59,9 @@ struct target_thread {
 				 * returned: its registers, syscall fixed;
 				 * read through target_thread_regs() */
 	bool regs_ok;		/* regs are of this stop */
+	bool syscall_checked;	/* this stop's cut-short syscall (if any)
+				 * made to restart: done at the latest by
+				 * target_resume() */
 	void *priv;		/* the sampler's per-thread state */
 	struct target_thread *prev, *next; /* t->threads, oldest first;
 				 * a gone thread keeps its next */
@@ -95,9 +98,6 @@ struct target {
 				 * (cpu mode; Ruby mode's idle threads) */
 	bool follow_forks;	/* trace forked children too (set before
 				 * attach or launch) */
-	bool full_regs;		/* each stop's registers fetched whole at
-				 * once (--native unwinds every stop), not
-				 * orig_rax first (see hold_stopped()) */
 	struct target_process *procs;	/* procs[0] is pid */
 	size_t nprocs, procs_cap;
 	struct target_thread *threads, *threads_tail; /* live, oldest first
