@@ -35,7 +35,8 @@
  * registers and memory (crule_probe()), and any row it cannot put so
  * (an expression, a register saved in another, a signal frame) is
  * stepped by libunwind from a cursor made at that frame.
- * RBFLAME_UNWIND_GENERIC=1 steps every frame so (tests compare the two).
+ * RBFLAME_UNWIND_GENERIC=1 steps every frame so; RBFLAME_UNWIND_CHECK=1
+ * walks each stack both ways and counts where they differ (the tests).
  */
 #include "config.h"
 
@@ -175,6 +176,8 @@ struct unwinder {
 	uint32_t row_memo[1u << ROW_MEMO_SHIFT];
 	uint64_t exec_lo, exec_hi; /* executable(): the last code mapping */
 	bool generic;	/* RBFLAME_UNWIND_GENERIC: nothing compiled */
+	bool check;	/* RBFLAME_UNWIND_CHECK: each walk done both ways */
+	uint64_t check_walks, check_mismatches;
 	bool probing;	/* crule_probe(): memory is made up */
 	uint64_t compiled_steps, generic_steps, rows_compiled, rows_generic;
 };
@@ -926,6 +929,8 @@ unwind_create(pid_t pid, struct mem *mem, struct symtab *st)
 	}
 	gen = getenv("RBFLAME_UNWIND_GENERIC");
 	u->generic = gen && *gen && strcmp(gen, "0") != 0;
+	gen = getenv("RBFLAME_UNWIND_CHECK");
+	u->check = gen && *gen && strcmp(gen, "0") != 0;
 	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
 	/* Refused by builds with per-thread caches; the default is fine. */
 	unw_set_cache_size(u->as, RS_CACHE_SIZE, 0);
@@ -994,27 +999,17 @@ generic_step(struct unwinder *u, struct cregs *r, uint64_t lookup,
 	return ret;
 }
 
-int
-unwind_stack(struct unwinder *u, pid_t tid UNUSED,
-	     const struct user_regs_struct *regs, uint64_t *ips, int max)
+/* The walk from regs: compiled rows where they are (compiled), else
+ * libunwind for every frame. */
+static int
+walk(struct unwinder *u, const struct user_regs_struct *regs, uint64_t *ips,
+     int max, bool compiled)
 {
 	uint64_t ip, sp, prev_sp = 0;
 	struct cregs r;
 	bool exact = true; /* ip is no return address */
 	int n = 0;
 
-	if (!u || !regs || !ips || max <= 0) {
-		errno = EINVAL;
-		return -1;
-	}
-	if (regs->rip == 0)
-		return 0;
-	if (symtab_generation(u->st) != u->generation) {
-		/* Maps changed: code at a cached ip may be another now. */
-		clear_modules(u);
-		unw_flush_cache(u->as, 0, 0);
-		u->generation = symtab_generation(u->st);
-	}
 	for (int i = 0; i < NREGS; i++) {
 		memcpy(&r.v[i], (const char *)regs + reg_offset[i],
 		       sizeof(r.v[i]));
@@ -1042,7 +1037,7 @@ unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 			break;
 		lookup = exact ? ip : ip - 1;
 		row = row_find(u, lookup);
-		if (row && row->compiled) {
+		if (row && row->compiled && compiled) {
 			ret = crule_step(u, &row->cr, &r, &ip, &sp);
 			exact = false;
 			u->compiled_steps++;
@@ -1055,6 +1050,50 @@ unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 	if (n == 0) {
 		ips[0] = regs->rip;
 		n = 1;
+	}
+	return n;
+}
+
+int
+unwind_stack(struct unwinder *u, pid_t tid UNUSED,
+	     const struct user_regs_struct *regs, uint64_t *ips, int max)
+{
+	uint64_t other[UNWIND_GUESS_FRAMES];
+	int n, k;
+
+	if (!u || !regs || !ips || max <= 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (regs->rip == 0)
+		return 0;
+	if (symtab_generation(u->st) != u->generation) {
+		/* Maps changed: code at a cached ip may be another now. */
+		clear_modules(u);
+		unw_flush_cache(u->as, 0, 0);
+		u->generation = symtab_generation(u->st);
+	}
+	n = walk(u, regs, ips, max, !u->generic);
+	if (!u->check)
+		return n;
+	/* RBFLAME_UNWIND_CHECK: every walk again by libunwind alone, from
+	 * the same memory (the thread is still held). */
+	k = walk(u, regs, other, max < UNWIND_GUESS_FRAMES ? max
+						    : UNWIND_GUESS_FRAMES,
+		 false);
+	u->check_walks++;
+	if (k != (n < UNWIND_GUESS_FRAMES ? n : UNWIND_GUESS_FRAMES) ||
+	    memcmp(ips, other, (size_t)k * sizeof(*ips)) != 0) {
+		int i = 0;
+
+		while (i < n && i < k && ips[i] == other[i])
+			i++;
+		if (u->check_mismatches++ < 8)
+			debug_msg("unwind check: walks differ at frame %d: "
+				  "%#" PRIx64 " (%d frames) against "
+				  "libunwind's %#" PRIx64 " (%d)",
+				  i, i < n ? ips[i] : 0, n,
+				  i < k ? other[i] : 0, k);
 	}
 	return n;
 }
@@ -1140,6 +1179,10 @@ unwind_destroy(struct unwinder *u)
 		  " by libunwind; rows compiled %" PRIu64 ", not %" PRIu64,
 		  u->compiled_steps, u->generic_steps, u->rows_compiled,
 		  u->rows_generic);
+	if (u->check)
+		debug_msg("unwind check: %" PRIu64 " walks done both ways, %"
+			  PRIu64 " differ", u->check_walks,
+			  u->check_mismatches);
 	clear_modules(u);
 	free(u->mods);
 	free(u->rows);
