@@ -768,6 +768,21 @@ crule_probe(struct unwinder *u, const void *state, uint64_t start,
 		/* rbp undefined: step()'s end of the chain, 0 */
 		if (k != (how[0][DW_RBP] == CR_UNDEF ? 0 : 1))
 			return false;
+		/* And every register as libunwind left it. */
+		u->probing = true;
+		for (int i = 0; i < NREGS && k >= 0; i++) {
+			uint64_t v;
+
+			if (i == DW_RSP || i == DW_RA)
+				continue;
+			if (how[0][i] == CR_UNDEF ? r.how[i] != CR_UNDEF
+						  : creg_get(u, &r, i, &v) < 0 ||
+						    v != out[0][i])
+				k = -1;
+		}
+		u->probing = false;
+		if (k < 0)
+			return false;
 	}
 	return true;
 }
