@@ -29,6 +29,9 @@
 #define PREFETCH_FAULTS 8		/* unreadable lines skipped per prefetch */
 #define TAG_PENDING 2			/* tag bit: slot chosen for the line
 					 * in this prefetch (never valid) */
+#define TAGS_SHIFT 8			/* owners of lines remembered */
+#define TAGS (1u << TAGS_SHIFT)
+#define TAG_LINES 32			/* lines remembered an owner */
 #define LARGE_LINES 128			/* a large read served from the cache,
 					 * or noted for the next prefetch:
 					 * 64 KiB at most */
@@ -53,11 +56,30 @@ struct live {
 	uint32_t rec;			/* bumped by each mem_hot_begin() */
 	uint64_t cur[PREFETCH_MAX], hot[PREFETCH_MAX];
 	size_t ncur, nhot;
+	/* mem_hot_tag(): each owner's lines of its last read, and the
+	 * lines mem_prefetch_tags() asked for the next prefetch. */
+	struct tag {
+		uint64_t key;
+		uint8_t n;
+		uint64_t lines[TAG_LINES];
+	} tags[TAGS];
+	struct tag *tag;		/* the owner being read, or NULL */
+	uint64_t extra[PREFETCH_MAX];
+	size_t nextra;
 	struct line lines[NLINES];
 };
 
 /* A line this round reads, fetched or served from the cache (a line the
  * round found prefetched is hot for the next round too), noted once. */
+static void
+note_tag(struct live *lv, uint64_t laddr)
+{
+	struct tag *t = lv->tag;
+
+	if (t && t->n < TAG_LINES)
+		t->lines[t->n++] = laddr;
+}
+
 static void
 note_line(struct live *lv, struct line *l, uint64_t laddr)
 {
@@ -66,6 +88,7 @@ note_line(struct live *lv, struct line *l, uint64_t laddr)
 	l->noted = lv->rec;
 	if (lv->ncur < PREFETCH_MAX)
 		lv->cur[lv->ncur++] = laddr;
+	note_tag(lv, laddr);
 }
 
 /* A line this round needs that the cache does not hold (read around
@@ -76,6 +99,8 @@ note_missing(struct live *lv, uint64_t laddr)
 {
 	if (lv->recording && lv->ncur < PREFETCH_MAX)
 		lv->cur[lv->ncur++] = laddr;
+	if (lv->recording)
+		note_tag(lv, laddr);
 }
 
 /* A read mem_cache_only() does not let reach the target. */
@@ -532,6 +557,7 @@ mem_hot_end(struct mem *m)
 		return;
 	lv = m->priv;
 	lv->recording = false;
+	lv->tag = NULL;
 	memcpy(lv->hot, lv->cur, lv->ncur * sizeof(*lv->hot));
 	lv->nhot = lv->ncur;
 }
@@ -544,7 +570,65 @@ mem_prefetch_hot(struct mem *m)
 	if (!m || m->ops != &live_ops)
 		return;
 	lv = m->priv;
+	if (lv->nextra) {
+		/* One call for both: the woken owners' lines after the
+		 * round's (live_prefetch() sorts, and fetches each once). */
+		size_t k = lv->nhot;
+
+		if (k > PREFETCH_MAX - lv->nextra)
+			k = PREFETCH_MAX - lv->nextra;
+		memmove(lv->extra + k, lv->extra, lv->nextra * sizeof(*lv->extra));
+		memcpy(lv->extra, lv->hot, k * sizeof(*lv->extra));
+		live_prefetch(m, lv->extra, k + lv->nextra);
+		lv->nextra = 0;
+		return;
+	}
 	live_prefetch(m, lv->hot, lv->nhot);
+}
+
+static struct tag *
+tag_slot(struct live *lv, uint64_t key)
+{
+	return &lv->tags[(key * 0x9e3779b97f4a7c15ull) >> (64 - TAGS_SHIFT)];
+}
+
+void
+mem_hot_tag(struct mem *m, uint64_t key)
+{
+	struct live *lv;
+	struct tag *t;
+
+	if (!m || m->ops != &live_ops)
+		return;
+	lv = m->priv;
+	if (!key || !lv->recording) {
+		lv->tag = NULL;
+		return;
+	}
+	/* Direct-mapped: a key takes its slot from whoever had it. */
+	t = tag_slot(lv, key);
+	t->key = key;
+	t->n = 0;
+	lv->tag = t;
+}
+
+void
+mem_prefetch_tags(struct mem *m, const uint64_t *keys, size_t n)
+{
+	struct live *lv;
+
+	if (!m || m->ops != &live_ops)
+		return;
+	lv = m->priv;
+	lv->nextra = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct tag *t = tag_slot(lv, keys[i]);
+
+		if (!keys[i] || t->key != keys[i])
+			continue;
+		for (uint8_t j = 0; j < t->n && lv->nextra < PREFETCH_MAX / 2; j++)
+			lv->extra[lv->nextra++] = t->lines[j];
+	}
 }
 
 bool

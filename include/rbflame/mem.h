@@ -74,6 +74,17 @@ void mem_hot_begin(struct mem *m);
 void mem_hot_end(struct mem *m);
 void mem_prefetch_hot(struct mem *m);
 /**
+ * Lines by owner: while recording, the lines noted after
+ * mem_hot_tag(m, key) (key != 0) are remembered as key's too, until the
+ * next tag (0: none), replacing what key read before. A thread asleep
+ * for a while has nothing in the last round's lines; when it wakes,
+ * mem_prefetch_tags() adds the lines of its last read to the next
+ * mem_prefetch_hot() (once). Bounded: a table of keys, a few lines
+ * each; a key pushed out is fetched line by line, as before.
+ */
+void mem_hot_tag(struct mem *m, uint64_t key);
+void mem_prefetch_tags(struct mem *m, const uint64_t *keys, size_t n);
+/**
  * While on, a read the live backend's cache cannot serve fails (EAGAIN)
  * instead of reading the target, and its lines are noted for the next
  * mem_prefetch_hot(): what a stop prefetched, decoded after the target

@@ -2352,6 +2352,9 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		memset(st, 0, offsetof(struct ruby_stack, frames));
 		st->thread = th;
 		st->main = th == tl.main_thread;
+		/* The lines of this thread's read, for the prefetch of the
+		 * round it next runs in (sample_idle_proofs()). */
+		mem_hot_tag(r->mem, th);
 		ec = rd64(r, th + L->thread_ec);
 		/* A thread that ran, where the last walk found it: its tid
 		 * as it was (glibc's, a line of its own), refreshed as an
@@ -2396,6 +2399,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 			st->nframes = -1;
 			r->stats.bad_stacks++;
 		}
+		mem_hot_tag(r->mem, 0);
 		n++;
 		r->bad = false;
 		node = rd64(r, node + L->list_node_next);

@@ -429,6 +429,9 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 	return tp->proof;
 }
 
+/* Threads woken since the last read whose lines a prefetch adds. */
+#define GVL_WOKEN_MAX 64
+
 /*
  * The idle proofs of the threads the last read saw, taken just before
  * the holder's interrupt, beside the running target: the reads of the
@@ -442,6 +445,9 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 void
 sample_idle_proofs(struct sampler *s)
 {
+	uint64_t woke[GVL_WOKEN_MAX];
+	size_t nwoke = 0;
+
 	/* A second stop of the tick (a deferred read refused) keeps the
 	 * first one's proofs: the stacks its read left may be a few. */
 	if (s->proofs_open || !s->same_on)
@@ -461,7 +467,16 @@ sample_idle_proofs(struct sampler *s)
 		tp->proof_ns = tp->seen ? tp->seen_ns : 0;
 		tp->proof_gen = s->proofs_gen;
 		tp->proof_used = false;
+		/* Copied last round, read this one: what its last read
+		 * fetched is fetched with the stop's lines. A server's
+		 * threads take turns, and the one that wakes was idle last
+		 * round: its lines were fetched one call each while the
+		 * holder stayed stopped. */
+		if (!tp->proof && s->stacks[i].reused &&
+		    nwoke < GVL_WOKEN_MAX)
+			woke[nwoke++] = s->stacks[i].thread;
 	}
+	mem_prefetch_tags(s->mem, woke, nwoke);
 }
 
 /*
