@@ -35,8 +35,8 @@
  * registers and memory (crule_probe()), and any row it cannot put so
  * (an expression, a register saved in another, a signal frame) is
  * stepped by libunwind from a cursor made at that frame.
- * RBFLAME_UNWIND_GENERIC=1 steps every frame so; RBFLAME_UNWIND_CHECK=1
- * walks each stack both ways and counts where they differ (the tests).
+ * RBFLAME_UNWIND_CHECK=1 walks each stack both ways and counts where
+ * they differ (tests/native/unwind-check.sh).
  */
 #include "config.h"
 
@@ -175,7 +175,6 @@ struct unwinder {
 	struct learning *learn; /* row_learn()'s room, made once */
 	uint32_t row_memo[1u << ROW_MEMO_SHIFT];
 	uint64_t exec_lo, exec_hi; /* executable(): the last code mapping */
-	bool generic;	/* RBFLAME_UNWIND_GENERIC: nothing compiled */
 	bool check;	/* RBFLAME_UNWIND_CHECK: each walk done both ways */
 	uint64_t check_walks, check_mismatches;
 	bool probing;	/* crule_probe(): memory is made up */
@@ -873,7 +872,7 @@ row_learn(struct unwinder *u, unw_cursor_t *c, uint64_t lookup)
 		row->state = u->nstates + k;
 		row->signal = signal;
 		/* A signal frame's caller is exact: libunwind's to step. */
-		row->compiled = !signal && !u->generic &&
+		row->compiled = !signal &&
 				crule_probe(u, l->states + k * u->state_size,
 					    row->start, row->end, &row->cr);
 		if (row->compiled)
@@ -942,8 +941,6 @@ unwind_create(pid_t pid, struct mem *mem, struct symtab *st)
 		errno = ENOMEM;
 		return NULL;
 	}
-	gen = getenv("RBFLAME_UNWIND_GENERIC");
-	u->generic = gen && *gen && strcmp(gen, "0") != 0;
 	gen = getenv("RBFLAME_UNWIND_CHECK");
 	u->check = gen && *gen && strcmp(gen, "0") != 0;
 	unw_set_caching_policy(u->as, UNW_CACHE_GLOBAL);
@@ -989,7 +986,6 @@ generic_step(struct unwinder *u, struct cregs *r, uint64_t lookup,
 {
 	const struct user_regs_struct *saved = u->regs;
 	struct user_regs_struct at;
-	unw_word_t v;
 	unw_cursor_t c;
 	int ret;
 
@@ -1002,12 +998,10 @@ generic_step(struct unwinder *u, struct cregs *r, uint64_t lookup,
 		ret = step(u, &c, lookup, exact);
 	if (ret > 0) {
 		cregs_from_cursor(r, &c);
-		if (unw_get_reg(&c, UNW_REG_IP, &v) < 0)
+		if (r->how[DW_RA] != CR_SAME || r->how[DW_RSP] != CR_SAME)
 			ret = -1;
-		*ip = v;
-		if (ret > 0 && unw_get_reg(&c, UNW_REG_SP, &v) < 0)
-			ret = -1;
-		*sp = v;
+		*ip = r->v[DW_RA];
+		*sp = r->v[DW_RSP];
 	}
 	u->regs = saved;
 	u->generic_steps++;
@@ -1088,7 +1082,7 @@ unwind_stack(struct unwinder *u, pid_t tid UNUSED,
 		unw_flush_cache(u->as, 0, 0);
 		u->generation = symtab_generation(u->st);
 	}
-	n = walk(u, regs, ips, max, !u->generic);
+	n = walk(u, regs, ips, max, true);
 	if (!u->check)
 		return n;
 	/* RBFLAME_UNWIND_CHECK: every walk again by libunwind alone, from

@@ -56,8 +56,9 @@ struct target_thread {
 	uint64_t interrupts;	/* PTRACE_INTERRUPTs sent to it (--debug
 				 * prints them at the end) */
 	struct user_regs_struct regs; /* in a stop target_wait_stopped()
-				 * returned: its registers, syscall fixed;
-				 * read through target_thread_regs() */
+				 * returned: its registers, fetched on demand
+				 * by target_thread_regs() (a cut-short
+				 * syscall is fixed at target_resume()) */
 	bool regs_ok;		/* regs are of this stop */
 	bool syscall_checked;	/* this stop's cut-short syscall (if any)
 				 * made to restart: done at the latest by

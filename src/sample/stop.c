@@ -430,7 +430,7 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 }
 
 /* Threads woken since the last read whose lines a prefetch adds. */
-#define GVL_WOKEN_MAX 64
+#define WOKEN_MAX 64
 
 /*
  * The idle proofs of the threads the last read saw, taken just before
@@ -445,7 +445,7 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 void
 sample_idle_proofs(struct sampler *s)
 {
-	uint64_t woke[GVL_WOKEN_MAX];
+	uint64_t woke[WOKEN_MAX];
 	size_t nwoke = 0;
 
 	/* A second stop of the tick (a deferred read refused) keeps the
@@ -473,7 +473,7 @@ sample_idle_proofs(struct sampler *s)
 		 * round: its lines were fetched one call each while the
 		 * holder stayed stopped. */
 		if (!tp->proof && s->stacks[i].reused &&
-		    nwoke < GVL_WOKEN_MAX)
+		    nwoke < WOKEN_MAX)
 			woke[nwoke++] = s->stacks[i].thread;
 	}
 	mem_prefetch_tags(s->mem, woke, nwoke);

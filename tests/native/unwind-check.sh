@@ -11,8 +11,8 @@
 #   zlib     Zlib::Deflate.deflate: stripped zlib.so and libz, libruby
 #   each     a C method calling back into Ruby (rb_yield, the VM
 #            between), --native-all
-#   yjit     'ruby --yjit', a recursive method compiled: JIT code has no
-#            CFI (stepped by libunwind's frame-pointer guess) between
+#   yjit     the matrix's yjit.rb plus under 'ruby --yjit': JIT code has
+#            no CFI (stepped by libunwind's frame-pointer guess) between
 #            libruby's frames
 #   fcall    a C program (tests/tracees/stack-fcall), -s 2
 #
@@ -64,17 +64,16 @@ checked each --native-all
 kill_tracee "$TPID"
 
 if "$RUBY" --yjit -e 'exit(defined?(RubyVM::YJIT) && RubyVM::YJIT.enabled? ? 0 : 1)' 2>/dev/null; then
-	cat >"$T/yjit.rb" <<'EOF'
-def f(n) = n < 1 ? 0 : f(n - 1) + 1
-$stdout.sync = true
-100.times { f(30) }
-puts "ready"
-loop { f(30) }
-EOF
-	"$RUBY" --yjit "$T/yjit.rb" >"$T/yjit.log" 2>&1 </dev/null &
+	# Beside the fixtures' common part, as the matrix runs it.
+	mkdir -p "$T/yjit"
+	cp "$top_srcdir/tests/matrix/fixtures/yjit.rb" \
+		"$top_srcdir/tests/ruby/fixtures/fixture.rb" "$T/yjit/" ||
+		fail "cannot copy the yjit fixture"
+	"$RUBY" --yjit "$T/yjit/yjit.rb" plus >"$T/yjit.log" 2>&1 </dev/null &
 	TPID=$!
 	track "$TPID"
 	wait_line "$T/yjit.log" '^ready$' 20 "$TPID"
+	grep -q '^yjit on$' "$T/yjit.log" || fail "yjit: $(head -n 1 "$T/yjit.log")"
 	checked yjit --native
 	kill_tracee "$TPID"
 else
