@@ -288,7 +288,6 @@ hold(struct target_thread *th, int sig)
 {
 	th->state = TS_STOPPED;
 	th->regs_ok = false;
-	th->syscall_checked = false;
 	th->pending_sig = sig;
 	th->stop_seen_ns = now_ns();
 }
@@ -621,24 +620,18 @@ target_cancel_interrupt(struct target *t, struct target_thread *th)
 static void
 syscall_check(struct target *t, struct target_thread *th)
 {
-	if (th->syscall_checked)
-		return;
-	th->syscall_checked = true;
-	if (!th->regs_ok) {
-		long orig;
+	long orig;
 
-		errno = 0;
-		orig = ptrace(PTRACE_PEEKUSER, th->tid,
-			      (void *)offsetof(struct user_regs_struct,
-					       orig_rax),
-			      NULL);
-		if (errno != 0 || orig < 0)
-			return;
-		if (get_regs(th, &th->regs) < 0)
-			return;
-		th->regs_ok = true;
+	if (th->regs_ok) {
+		fix_interrupted_syscall(t, th, &th->regs);
+		return;
 	}
-	fix_interrupted_syscall(t, th, &th->regs);
+	errno = 0;
+	orig = ptrace(PTRACE_PEEKUSER, th->tid,
+		      (void *)offsetof(struct user_regs_struct, orig_rax),
+		      NULL);
+	if (errno == 0 && orig >= 0)
+		fix_stopped_syscall(t, th);
 }
 
 const struct user_regs_struct *

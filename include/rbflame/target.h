@@ -60,9 +60,6 @@ struct target_thread {
 				 * by target_thread_regs() (a cut-short
 				 * syscall is fixed at target_resume()) */
 	bool regs_ok;		/* regs are of this stop */
-	bool syscall_checked;	/* this stop's cut-short syscall (if any)
-				 * made to restart: done at the latest by
-				 * target_resume() */
 	void *priv;		/* the sampler's per-thread state */
 	struct target_thread *prev, *next; /* t->threads, oldest first;
 				 * a gone thread keeps its next */
