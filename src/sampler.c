@@ -364,6 +364,7 @@ void
 sampler_tick_begin(struct sampler *s)
 {
 	s->prestop = NULL;
+	s->prestop_free = false;
 	s->pause_decided = false;
 	if (!tick_stops_holder(s))
 		return;

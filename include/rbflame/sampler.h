@@ -148,6 +148,9 @@ struct sampler {
 	struct target_thread *prestop; /* the GVL holder interrupted by
 				 * sampler_tick_begin(), for the tick to
 				 * wait for; NULL: none */
+	bool prestop_free;	/* sampler_tick_begin() found the GVL free
+				 * and no thread waiting for it: its fetch
+				 * and idle proofs are the tick's */
 	/* reads failed since this process's last good one, and when the
 	 * first of them was: an exit soon after makes them its teardown's
 	 * (sampler_exited()) */

@@ -222,6 +222,17 @@ count:
 	return n;
 }
 
+/* Whether each of the n stacks read was copied from its thread's last
+ * (struct ruby_stack's reused), none read from the target's memory. */
+static bool
+all_copied(const struct ruby_stack *st, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (!st[i].reused)
+			return false;
+	return true;
+}
+
 /*
  * --max-pause: whether this tick can afford to stop the process. The
  * budget starts empty and grows with wall time at the share allowed, up
@@ -343,7 +354,7 @@ sample_ruby_tick(struct sampler *s)
 	 * until sample_gvl_hold() takes them. */
 	if (s->prestop)
 		t0 = s->prestop->interrupted_ns;
-	else
+	else if (!s->prestop_free)
 		s->proofs_open = false;
 	/* A round that interrupts every process's holder first asked the
 	 * budget before the interrupt (sampler_tick_begin(); sampler_tick()
@@ -401,6 +412,12 @@ sample_ruby_tick(struct sampler *s)
 	ruby_reader_set_unstopped(s->ruby, !frozen);
 	n = sample_stacks_read(s);
 	mem_hot_end(s->mem);
+	/* Every stack a copy its idle proof vouches for (a process whose
+	 * threads all sleep): no thread ran Ruby code, or its proof fails
+	 * after the tick (sample_idle_recheck()) and its sample goes. A
+	 * second read would copy the same again. */
+	if (!frozen && n > 0 && all_copied(s->stacks, n))
+		frozen = true;
 	for (int retry = 0; !frozen && n >= 0 && retry < GVL_RETRIES;
 	     retry++) {
 		uint64_t d = sample_stacks_digest(s->stacks, n);

@@ -269,10 +269,12 @@ sample_gvl_hold(struct sampler *s, struct gvl_hold *h)
 			mem_prefetch_hot(s->mem);
 			mem_hot_begin(s->mem);
 			h->hot = true;
-		} else if (h->prefetch) {
+		} else if (h->prefetch && !s->prestop_free) {
 			/* Nothing stopped yet: the same fetch, unstopped,
 			 * warms it for the hold (prefetch_warm()), and
-			 * the idle threads are proven so beside it. */
+			 * the idle threads are proven so beside it. The
+			 * round's lookup found the GVL free: it fetched and
+			 * proved already, this lookup reads what it needs. */
 			prefetch_warm(s);
 			sample_idle_proofs(s);
 		}
@@ -319,8 +321,15 @@ sample_gvl_prestop(struct sampler *s)
 	mem_flush(s->mem);
 	prefetch_warm(s);
 	sample_idle_proofs(s);
-	if (ruby_gvl_holder(s->ruby, &holder) < 0 || !holder)
+	if (ruby_gvl_holder(s->ruby, &holder) < 0)
 		return NULL;
+	if (!holder) {
+		/* Free, and none of the threads the last read saw waits
+		 * for it: the tick reads without a stop (sample_gvl_hold()
+		 * looks once more), under the proofs just taken. */
+		s->prestop_free = !free_waiters(s, &(struct gvl_hold){ 0 });
+		return NULL;
+	}
 	th = sample_own_thread(s, holder);
 	if (!th || th->state != TS_RUNNING || in_nonrestartable(th) ||
 	    target_interrupt(s->t, th) < 0)

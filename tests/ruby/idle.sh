@@ -22,6 +22,11 @@
 #    methods, most asleep in Object#brief), and each of them is seen;
 #  - the same run without the copies (RBFLAME_NO_SAME=1) finds the same
 #    shares, so the copies change the cost alone;
+#  - with every thread asleep most of the time (idle.rb asleep: the main
+#    thread naps too, the GVL mostly free), a tick whose stacks are all
+#    copies is read once, not twice (fewer second reads than half the
+#    ticks, where there was one a tick), and the pacer is still seen
+#    where it is;
 #  - under strace, the holds read no thread's files: the idle proofs
 #    (schedstat, syscall) are taken before the interrupt and checked
 #    after the resume, fewer than 2 preads a hold on average where
@@ -126,3 +131,31 @@ say "under strace: $inhold of $all preads made in $holds holds"
 [ "$holds" -ge 20 ] || fail "under strace: only $holds holds in 2 s at 50 Hz"
 [ "$inhold" -lt $((2 * holds)) ] ||
 	fail "under strace: $inhold preads in $holds holds: the target waits for them"
+
+# Every thread asleep: the GVL is free at most ticks and nothing is
+# stopped; a read that copied every stack under its proofs stands
+# without the second read a free GVL otherwise asks for.
+kill -KILL "$TPID" 2>/dev/null || true
+wait "$TPID" 2>/dev/null || true
+start_fixture asleep idle.rb asleep
+run_rbflame asleep 30 --debug --threads -p "$TPID" -s 4 -r 200 \
+	-o "$T/asleep.folded"
+expect_rc 0 "rbflame --debug --threads -p PID -s 4 -r 200 (idle.rb asleep)"
+summary=$(grep 'samples in' "$T/asleep.err" | tail -n 1)
+ticks=$(printf '%s\n' "$summary" | sed -n 's/.*(\([0-9]*\) ticks at.*/\1/p')
+second=$(printf '%s\n' "$summary" | sed -n 's/.*; second reads \([0-9]*\),.*/\1/p')
+say "asleep: $second second reads in $ticks ticks"
+[ -n "$ticks" ] && [ "$ticks" -ge 400 ] ||
+	fail "asleep: only ${ticks:-no} ticks in 4 s at 200 Hz"
+[ -n "$second" ] && [ $((second * 2)) -lt "$ticks" ] ||
+	fail "asleep: ${second:-?} second reads in $ticks ticks: reads of copies alone are read twice"
+read -r m t <<<"$(share "$T/asleep.folded" \
+	';Object#rest \([^)]*\);Kernel#sleep \(' \
+	'^thread [0-9]+ "main"')"
+say "asleep: main thread $m of $t samples in rest;sleep"
+[ "$t" -gt 0 ] && [ $((m * 10)) -ge $((t * 9)) ] ||
+	fail "asleep: main thread only $m of $t samples in rest;sleep"
+read -r pa pb <<<"$(pacer_share "$T/asleep.folded")"
+say "asleep: pacer nap_a $pa%, nap_b $pb%"
+perl -e 'exit !(abs($ARGV[0] - 25) <= 12)' "$pa" ||
+	fail "asleep: pacer nap_a $pa% of its naps, not about 25%: a stale copy?"
