@@ -28,6 +28,8 @@
  * long and how many reads to wait for its next holder (see gvl_owner()). */
 #define GVL_SPIN_NS (500ull * 1000ull)
 #define GVL_SPIN_READS 256
+#define GVL_SPIN_YIELDS 8	/* reads a yield apart, then a nap apart */
+#define GVL_SPIN_NAP_NS (20ull * 1000ull)
 #define NAME_REFRESH_TICKS 64
 /* cpu mode: a thread whose CPU time has not moved for this long is not on
  * a CPU, whatever its kernel state (longer than the kernel's accounting

@@ -13,6 +13,7 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rbflame/error.h"
 #include "rbflame/intern.h"
@@ -147,13 +148,24 @@ free_waiters(const struct sampler *s, const struct gvl_hold *h)
  * is in transit, its next holder woken but not yet running, and about to
  * run Ruby code while the stacks are read (measured on the lockstep
  * fixture, 2 CPUs: no owner at 95% of ticks, a holder within tens of
- * microseconds). Spins GVL_SPIN_NS at most, yielding the CPU the woken
- * thread may need (under SCHED_FIFO a yield goes to no normal thread;
- * 1-us sleeps instead changed nothing: the lockstep fixture on one CPU
- * at 499 Hz passed the spin in transit 323-341 times in 3 s either
- * way); a GVL free with no waiter (every thread asleep) is read once.
+ * microseconds). Waits GVL_SPIN_NS at most: GVL_SPIN_YIELDS reads a
+ * yield apart, then a GVL_SPIN_NAP_NS nap apart (under SCHED_FIFO a
+ * yield goes to no normal thread and returns at once, so yields alone
+ * spun the whole wait on a CPU: a server's handoffs, 13 thousand yields
+ * and as many reads in 5 s of bench/server's Puma; a nap gives the CPU
+ * to whoever needs it, the woken thread included); a GVL free with no
+ * waiter (every thread asleep) is read once.
  * -1 if unreadable.
  */
+/* Sleeps ns nanoseconds (a signal may cut it short). */
+static void
+nap_ns(uint64_t ns)
+{
+	struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)ns };
+
+	nanosleep(&ts, NULL);
+}
+
 static int
 gvl_owner(struct sampler *s, const struct gvl_hold *h, pid_t *holder)
 {
@@ -168,7 +180,10 @@ gvl_owner(struct sampler *s, const struct gvl_hold *h, pid_t *holder)
 			until = now_ns() + GVL_SPIN_NS;
 		else if (now_ns() >= until)
 			break;
-		sched_yield();
+		if (spin < GVL_SPIN_YIELDS)
+			sched_yield();
+		else
+			nap_ns(GVL_SPIN_NAP_NS);
 		mem_flush(s->mem);
 	}
 	s->prof->stats.gvl_transit++;
