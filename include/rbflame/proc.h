@@ -139,6 +139,12 @@ struct proc_syscall {
 /** Parses one line of /proc/.../syscall text. */
 int proc_syscall_parse(const char *text, struct proc_syscall *out);
 /**
+ * Parses a schedstat file's three fields ("RUN_NS WAIT_NS SLICES") from
+ * *p into v, moving *p past them. 0, or -1 (EINVAL) when one is missing
+ * or longer than 19 digits.
+ */
+int proc_schedstat_parse(const char **p, unsigned long long v[3]);
+/**
  * Reads it through fd (an open /proc/PID/task/TID/syscall; pread at 0
  * regenerates the text, so one fd serves every tick).
  */

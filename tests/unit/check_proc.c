@@ -89,6 +89,46 @@ START_TEST(test_syscall_parse)
 	ck_assert_int_eq(sc.kind, PSC_USER);
 	ck_assert_int_eq(proc_syscall_parse("junk", &sc), -1);
 	ck_assert_int_eq(sc.kind, PSC_UNKNOWN);
+	/* Cut short, or a number too long for its field: not a syscall. */
+	ck_assert_int_eq(proc_syscall_parse("232 0x3 0x7ffc\n", &sc), -1);
+	ck_assert_int_eq(proc_syscall_parse("-1 0x7ffd2000\n", &sc), -1);
+	ck_assert_int_eq(proc_syscall_parse(
+		"7 0x11112222333344445 0x0 0x0 0x0 0x0 0x0 0x1 0x2\n", &sc), -1);
+	ck_assert_int_eq(proc_syscall_parse("", &sc), -1);
+	ck_assert_int_eq(proc_syscall_parse("- 0x1 0x2\n", &sc), -1);
+	/* Upper-case hex and no 0x read as well. */
+	ck_assert_int_eq(proc_syscall_parse(
+		"0 0xA 0Xb c 0x0 0x0 0x0 0xDEAD 0xbeef\n", &sc), 0);
+	ck_assert_int_eq(sc.kind, PSC_BLOCKED);
+	ck_assert_uint_eq(sc.args[0], 0xa);
+	ck_assert_uint_eq(sc.args[1], 0xb);
+	ck_assert_uint_eq(sc.args[2], 0xc);
+	ck_assert_uint_eq(sc.sp, 0xdead);
+	ck_assert_uint_eq(sc.pc, 0xbeef);
+}
+END_TEST
+
+START_TEST(test_schedstat_parse)
+{
+	unsigned long long v[3];
+	const char *p = "123456789012 42 7\n";
+
+	ck_assert_int_eq(proc_schedstat_parse(&p, v), 0);
+	ck_assert_uint_eq(v[0], 123456789012ull);
+	ck_assert_uint_eq(v[1], 42);
+	ck_assert_uint_eq(v[2], 7);
+	ck_assert_str_eq(p, "\n");
+	p = "9999999999999999999 0 1";	/* 19 digits: the most read */
+	ck_assert_int_eq(proc_schedstat_parse(&p, v), 0);
+	ck_assert_uint_eq(v[0], 9999999999999999999ull);
+	p = "12345678901234567890 0 1";
+	ck_assert_int_eq(proc_schedstat_parse(&p, v), -1);
+	p = "1 2";
+	ck_assert_int_eq(proc_schedstat_parse(&p, v), -1);
+	p = "x 2 3";
+	ck_assert_int_eq(proc_schedstat_parse(&p, v), -1);
+	p = "-1 2 3";
+	ck_assert_int_eq(proc_schedstat_parse(&p, v), -1);
 }
 END_TEST
 
@@ -560,6 +600,7 @@ main(void)
 	tcase_add_test(tc, test_maps_parse);
 	tcase_add_test(tc, test_target_path);
 	tcase_add_test(tc, test_syscall_parse);
+	tcase_add_test(tc, test_schedstat_parse);
 	tcase_add_test(tc, test_restartable_table);
 	tcase_add_test(tc, test_restartable_doc);
 	tcase_add_test(tc, test_signal_disposition);
