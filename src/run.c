@@ -438,6 +438,7 @@ tracer_run(struct run_ctx *c)
 	 * shows idle (sample_stacks_same()). */
 	t.cputime = o->cpu || !o->native;
 	t.follow_forks = o->subprocesses;
+	t.regs_whole = o->native;
 	if (o->command) {
 		if (target_launch(&t, o->command, &c->exec_errno) < 0) {
 			c->attach_errno = errno ? errno : EINVAL;

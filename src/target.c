@@ -608,8 +608,8 @@ target_cancel_interrupt(struct target *t, struct target_thread *th)
  * restart, so that every waiter resumes it safely. Only a stop in a
  * syscall needs the registers for that, and orig_rax says whether it is
  * one (the kernel sets it to -1 on every entry but a syscall's): one
- * PTRACE_PEEKUSER, unless the hold fetched the registers anyway
- * (--native). Done at the resume, not at the stop: the first ptrace
+ * PTRACE_PEEKUSER, unless the hold fetched the registers anyway, or
+ * they are fetched whole (t->regs_whole, --native). Done at the resume, not at the stop: the first ptrace
  * request of a stop waits until the thread is off its CPU
  * (wait_task_inactive()), 15-19 us p50 on a 2-vCPU VM, where the reads
  * of the hold need no such wait; asked at once, it was the hold's
@@ -624,6 +624,13 @@ syscall_check(struct target *t, struct target_thread *th)
 
 	if (th->regs_ok) {
 		fix_interrupted_syscall(t, th, &th->regs);
+		return;
+	}
+	/* --native: a stop it did not unwind (a holder that let the GVL
+	 * go, a retried tick) fetches them whole too, one call where
+	 * orig_rax first took two in a syscall. */
+	if (t->regs_whole) {
+		fix_stopped_syscall(t, th);
 		return;
 	}
 	errno = 0;

@@ -94,6 +94,9 @@ struct target {
 	bool exec_seen;		/* an exec replaced the image: maps changed */
 	bool cputime;		/* keep each thread's schedstat open
 				 * (cpu mode; Ruby mode's idle threads) */
+	bool regs_whole;	/* a stop's registers are fetched whole
+				 * (PTRACE_GETREGS), never orig_rax first:
+				 * --native, whose stops are unwound */
 	bool follow_forks;	/* trace forked children too (set before
 				 * attach or launch) */
 	struct target_process *procs;	/* procs[0] is pid */
