@@ -19,7 +19,9 @@
 #    list, nothing of them read (the summary's count, at least half of
 #    their samples), though threads come and go all the time: every
 #    sample of a short-lived thread is its own (none in the others'
-#    methods, most asleep in Object#brief), and each of them is seen;
+#    methods, most asleep in Object#brief), and three quarters of them
+#    at least are seen (a walk that kept the tail's old link missed
+#    most);
 #  - the same run without the copies (RBFLAME_NO_SAME=1) finds the same
 #    shares, so the copies change the cost alone;
 #  - with every thread asleep most of the time (idle.rb asleep: the main
@@ -85,9 +87,17 @@ read -r seen lo hi <<<"$(grep -o '^thread [0-9]* "short-[0-9]*"' \
 	"$T/idle.folded" | sort -u | sed 's/.*"short-\([0-9]*\)"/\1/' |
 	sort -n | awk 'NR == 1 { lo = $1 } { n++; hi = $1 }
 		END { print n + 0, lo + 0, hi + 0 }')"
-say "short-lived threads seen: $seen of short-$lo .. short-$hi"
-[ $((seen * 10)) -ge $(((hi - lo + 1) * 9)) ] ||
-	fail "short-lived threads: only $seen of short-$lo .. short-$hi seen"
+missing=$(grep -o '^thread [0-9]* "short-[0-9]*"' "$T/idle.folded" |
+	sed 's/.*"short-\([0-9]*\)"/\1/' | sort -nu |
+	awk -v lo="$lo" -v hi="$hi" '{ s[$1] = 1 }
+		END { for (i = lo; i <= hi; i++) if (!s[i]) printf " short-%d", i }')
+say "short-lived threads seen: $seen of short-$lo .. short-$hi${missing:+; not seen:$missing}"
+# Three quarters: a walk that kept the tail's old link misses most; a
+# loaded CI host, the spinner holding the GVL, has missed 4 of 20 and 3
+# of 26 (a thread waits up to the GVL's 100 ms slice to start and again
+# to end, and rbflame's ticks come late beside the other tests).
+[ $((seen * 4)) -ge $(((hi - lo + 1) * 3)) ] ||
+	fail "short-lived threads: only $seen of short-$lo .. short-$hi seen (not seen:$missing; $(grep -o '[0-9]* late ticks' "$T/idle.err" | tail -n 1))"
 # pacer_share FILE: "A B": the pacer's samples in nap_a and in nap_b.
 pacer_share() {
 	local a b t
