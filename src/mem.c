@@ -612,8 +612,7 @@ mem_prefetch_hot(struct mem *m)
 		lv->nextra = 0;
 		return;
 	}
-	if (!lv->use_peek)
-		live_prefetch_sorted(m, lv->hot, lv->nhot);
+	live_prefetch_sorted(m, lv->hot, lv->nhot);
 }
 
 static struct tag *
