@@ -723,6 +723,17 @@ jit_pushed(struct ruby_reader *r, uint64_t iseq, uint64_t ep)
 	       magic == L->frame_magic_block;
 }
 
+/* The last " in " of a label, or NULL. */
+static char *
+last_in(char *label)
+{
+	char *in = NULL;
+
+	for (char *p = strstr(label, " in "); p; p = strstr(p + 1, " in "))
+		in = p;
+	return in;
+}
+
 /* Fills f for an iseq frame. 0, or -1 when the frame is unreadable. */
 static int
 iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
@@ -783,8 +794,11 @@ iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
 			return -1;
 		}
 		owner = me ? rd64(r, me + L->me_owner) : 0;
+		/* The method follows the last " in ": "rescue in block in
+		 * m" is a rescue clause in a block of m (a def's name has
+		 * no space). */
 		char *in = type == L->iseq_type_method ? NULL
-						       : strstr(label, " in ");
+						       : last_in(label);
 		const char *method = in ? in + 4 : label;
 
 		if (owner && !r->bad) {

@@ -1522,6 +1522,8 @@ LABELS=(
 	"modules.rb helper|<main> {main-helper};Util#helper {helper}"
 	"modules.rb fn|<main> {main-fn};Util.fn {fn}"
 	"modules.rb tool|<main> {main-tool};Util.tool {tool}"
+	"rescues.rb rescue|<main> {main-rescue};Handler#retrying {retrying-each};Array#each {retrying-each};block in Handler#retrying {retrying-begin};rescue in block in Handler#retrying {rescue-spin}"
+	"rescues.rb ensure|<main> {main-ensure};Handler#cleanup {ensure-spin};ensure in Handler#cleanup {ensure-spin}"
 	"dynamic.rb define|<main> {main-define};block in <class:Robot> {walk}"
 	"dynamic.rb anon|<main> {main-anon};#<Class:0x@HEX@>#an {an}"
 	"meta.rb solo|<main> {main-solo};#<Object:@ADDR:solo@>.solo {solo}"

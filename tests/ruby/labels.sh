@@ -10,7 +10,8 @@
 # Where a fixture alternates between two stacks, each has samples and
 # together they hold >= 95%. Covered: instance and singleton methods of a
 # class in a module, blocks at one and two levels, a Ruby method that
-# yields, module and class bodies, module methods (include,
+# yields, module and class bodies, rescue and ensure clauses (a rescue
+# in a block: "rescue in block in Handler#retrying"), module methods (include,
 # module_function, def self.), define_method, an anonymous class, a
 # singleton method of a plain object, of an anonymous class, a
 # refinement's method (their object's address checked), C
@@ -91,6 +92,12 @@ labels fn fn \
 	'<main> {main-fn};Util.fn {fn}'
 labels tool tool \
 	'<main> {main-tool};Util.tool {tool}'
+
+FX=rescues.rb
+labels rescue rescue \
+	'<main> {main-rescue};Handler#retrying {retrying-each};Array#each {retrying-each};block in Handler#retrying {retrying-begin};rescue in block in Handler#retrying {rescue-spin}'
+labels ensure ensure \
+	'<main> {main-ensure};Handler#cleanup {ensure-spin};ensure in Handler#cleanup {ensure-spin}'
 
 FX=dynamic.rb
 labels define define \
