@@ -8,8 +8,9 @@
 # those directories, or whose caller's is, is looked up by its label, as
 # Ruby itself knows it:
 #
-#   ruby frames-vs-ruby.rb FOLDED -r LIB... -d DIR...
+#   ruby frames-vs-ruby.rb FOLDED -r LIB... [-e CODE...] -d DIR...
 #
+# (-e: Ruby run after the -r libraries, e.g. to load a config.ru.)
 #  - "Owner#name", "Owner.name", "block [(N levels) ]in Owner#name": the
 #    constant Owner must exist and have the method (an instance method,
 #    or one of its singleton class for "."); a method written in Ruby
@@ -34,10 +35,12 @@ require "set"
 folded = ARGV.shift or abort "usage: frames-vs-ruby.rb FOLDED -r LIB... -d DIR... [-n MIN]"
 dirs = []
 libs = []
+codes = []
 min = 100
 while (a = ARGV.shift)
   case a
   when "-r" then libs << ARGV.shift
+  when "-e" then codes << ARGV.shift
   when "-d" then dirs << File.join(File.realpath(ARGV.shift), "")
   when "-n" then min = Integer(ARGV.shift)
   else abort "frames-vs-ruby.rb: unknown argument #{a}"
@@ -48,6 +51,7 @@ EVALS = %w[Kernel#eval Module#class_eval Module#module_eval
            BasicObject#instance_eval].freeze
 
 libs.each { |l| require l }
+codes.each { |c| eval(c, TOPLEVEL_BINDING) } # rubocop:disable Security/Eval
 loaded = 0
 File.foreach(folded) do |line|
   line.scan(/ \((\/[^()]+\.rb):\d+\)/) do |(path)|
@@ -64,8 +68,10 @@ end
 STATE = /\A\((?:garbage collection|marking|sweeping|waiting for GVL|blocked|running without GVL)\)\z/
 # PATH may hold one level of parentheses: "(eval)", "(eval at F:L)".
 FRAME = /\A(.+) \(((?:[^()]|\([^()]*\))+):(\d+)\)\z/
-METHOD = /\A(?:block (?:\(\d+ levels\) )?in )?([A-Z]\w*(?:::[A-Z]\w*)*)([#.])(.+)\z/
-BODY = /\A(?:block (?:\(\d+ levels\) )?in )?<(?:top \(required\)|main|class:\w+|module:\w+)>\z|\A(?:block (?:\(\d+ levels\) )?in )?singleton class\z/
+# Prefixes: a rescue or ensure clause's, then a block's.
+PREFIX = /(?:(?:rescue|ensure) in )?(?:block (?:\(\d+ levels\) )?in )?/
+METHOD = /\A#{PREFIX}([A-Z]\w*(?:::[A-Z]\w*)*)([#.])(.+)\z/
+BODY = /\A#{PREFIX}(?:<(?:top \(required\)|main|class:\w+|module:\w+)>|singleton class)\z/
 
 def lines_of(path, cache)
   cache.fetch(path) do
@@ -75,18 +81,36 @@ end
 
 # The method Owner#name (kind "#") or Owner.name (".") defined by Owner
 # itself: the first of the lookup chain whose owner it is (a module
-# prepended to Owner, or Owner's ancestors, may define the name too).
+# prepended to Owner, or Owner's ancestors, may define the name too), or
+# Owner's alias of it.
 def find_method(owner, kind, name)
   mod = Object.const_get(owner)
   return nil unless mod.is_a?(Module)
   mod = mod.singleton_class if kind == "."
-  meth = mod.instance_method(name)
+  meth = begin
+    mod.instance_method(name)
+  rescue NameError
+    nil
+  end
   32.times do
-    return meth if meth.nil? || meth.owner == mod
+    break unless meth
+    return meth if meth.owner == mod
     meth = meth.super_method
   end
-  nil
+  alias_of(mod, name)
 rescue NameError
+  nil
+end
+
+# An alias Owner made of an inherited method: "alias reset clear" in a
+# subclass of String. Ruby 3.4's backtraces name its frames by the
+# alias's owner and the original name (Puma::IOBuffer#clear); nil if
+# Owner has none.
+def alias_of(mod, name)
+  (mod.instance_methods(false) + mod.private_instance_methods(false)).each do |a|
+    meth = mod.instance_method(a)
+    return meth if meth.owner == mod && meth.original_name == name.to_sym
+  end
   nil
 end
 
@@ -130,7 +154,8 @@ File.foreach(folded) do |line|
   n = n.to_i
   samples += n
   frames = stack.split(";")
-  frames.shift if frames.first&.start_with?("thread ")
+  # Roots: "process PID ...", "thread TID ..." (--subprocesses, --threads).
+  frames.shift while frames.first&.match?(/\A(?:process|thread) /)
   frames.pop while frames.last&.match?(STATE)
   above = nil
   labels = []
@@ -159,7 +184,7 @@ File.foreach(folded) do |line|
     elsif (m = label.match(METHOD))
       owner, kind, name = m.captures
       meth = find_method(owner, kind, name)
-      if !meth && label.start_with?("block") &&
+      if !meth && label.match?(/\A(?:(?:rescue|ensure) in )?block/) &&
          lexical_method(owner, name, path, l)
         counted["blocks of define_method'd methods"] += n
       elsif !meth
@@ -178,7 +203,7 @@ File.foreach(folded) do |line|
         elsif span && !(span[0]..span[1]).cover?(l)
           why = "line #{l} outside #{owner}#{kind}#{name} (#{file}:#{span[0]}-#{span[1]})"
         else
-          counted[label.start_with?("block") ? "blocks" : "Ruby methods"] += n
+          counted[label.match?(/\A(?:rescue|ensure|block) /) ? "blocks and clauses" : "Ruby methods"] += n
         end
       end
     elsif label.match?(BODY)

@@ -42,6 +42,9 @@
 # stopped with SIGTERM as a service manager would: rbflame passes the
 # signal on, Puma 5.6 dies by it, rbflame exits 143, and FILE holds both
 # workers with Shop::Pricing#total.
+# Last, every frame of those profiles (--native's aside) in Puma's,
+# Unicorn's and Rack's files is what a Ruby loading the same files says
+# of it (frames-vs-ruby.rb: owner, method, file, a line of its code).
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -371,3 +374,34 @@ for w in "$master" $WORKERS; do
 	wait_gone "$w" 15 || fail "launch: process $w still running after SIGTERM"
 done
 say "launch: exit 143, the profile written with both workers, the server gone"
+
+# Every frame of the Puma and Unicorn profiles in Puma's, Unicorn's and
+# Rack's files (or called from them), asked of a Ruby that loads them
+# and the app (frames-vs-ruby.rb; --native's profile is woven with
+# native frames and left out).
+check_server_frames() {
+	local server=$1 folded=$2 libs
+	shift 2
+	libs=$("$RUBY" -e 'require ARGV[0]; require "rack"
+		puts Gem.loaded_specs["rack"].full_gem_path
+		spec = Gem.loaded_specs[ARGV[0]]
+		puts spec ? spec.full_gem_path :
+			File.join(File.dirname($LOADED_FEATURES.grep(%r{/#{ARGV[0]}\.rb\z}).first), ARGV[0])' \
+		"$server" 2>"$T/libs.err") ||
+		fail "$server: cannot find its files: $(head -n 1 "$T/libs.err")"
+	local -a dirs=()
+	while read -r d; do
+		dirs+=(-d "$d")
+	done <<<"$libs"
+	"$RUBY" "$top_srcdir/tests/ruby/frames-vs-ruby.rb" "$folded" \
+		-r "$server" -r rack "$@" \
+		-e "Rack::Builder.parse_file('$SERVER/config.ru')" \
+		"${dirs[@]}" -n 5000 >"$T/$server.verdict" ||
+		fail "$server: frames Ruby disowns in its profiles (above)"
+	say "$server: $(cat "$T/$server.verdict")"
+}
+cat "$T/puma.folded" "$T/phased.folded" "$T/hot.folded" \
+	"$T/launch.folded" >"$T/puma-all.folded"
+check_server_frames puma "$T/puma-all.folded" -r nio -r puma/io_buffer
+cat "$T/unicorn.folded" "$T/upgrade.folded" >"$T/unicorn-all.folded"
+check_server_frames unicorn "$T/unicorn-all.folded"
