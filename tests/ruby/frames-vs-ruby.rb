@@ -30,9 +30,8 @@
 # "#<refinement:...>") are counted apart, not checked. Prints the
 # figures; exits 1 with the first bad frames on stderr when any frame
 # fails, or when fewer than -n MIN frames were checked (default 100).
-require "set"
-
-folded = ARGV.shift or abort "usage: frames-vs-ruby.rb FOLDED -r LIB... -d DIR... [-n MIN]"
+folded = ARGV.shift or
+  abort "usage: frames-vs-ruby.rb FOLDED -r LIB... [-e CODE...] -d DIR... [-n MIN]"
 dirs = []
 libs = []
 codes = []
@@ -70,8 +69,16 @@ STATE = /\A\((?:garbage collection|marking|sweeping|waiting for GVL|blocked|runn
 FRAME = /\A(.+) \(((?:[^()]|\([^()]*\))+):(\d+)\)\z/
 # Prefixes: a rescue or ensure clause's, then a block's.
 PREFIX = /(?:(?:rescue|ensure) in )?(?:block (?:\(\d+ levels\) )?in )?/
-METHOD = /\A#{PREFIX}([A-Z]\w*(?:::[A-Z]\w*)*)([#.])(.+)\z/
+METHOD = /\A(#{PREFIX})([A-Z]\w*(?:::[A-Z]\w*)*)([#.])(.+)\z/
 BODY = /\A#{PREFIX}(?:<(?:top \(required\)|main|class:\w+|module:\w+)>|singleton class)\z/
+
+# The class or module a label names ("A::B"), or nil.
+def module_named(owner)
+  mod = Object.const_get(owner)
+  mod.is_a?(Module) ? mod : nil
+rescue NameError
+  nil
+end
 
 def lines_of(path, cache)
   cache.fetch(path) do
@@ -84,8 +91,7 @@ end
 # prepended to Owner, or Owner's ancestors, may define the name too), or
 # Owner's alias of it.
 def find_method(owner, kind, name)
-  mod = Object.const_get(owner)
-  return nil unless mod.is_a?(Module)
+  mod = module_named(owner) or return nil
   mod = mod.singleton_class if kind == "."
   meth = begin
     mod.instance_method(name)
@@ -98,8 +104,6 @@ def find_method(owner, kind, name)
     meth = meth.super_method
   end
   alias_of(mod, name)
-rescue NameError
-  nil
 end
 
 # An alias Owner made of an inherited method: "alias reset clear" in a
@@ -121,8 +125,7 @@ end
 # name of the method the block is written in; stackprof on 3.1 drops the
 # owner). That method, in path at a line of its span, or nil.
 def lexical_method(owner, name, path, line)
-  mod = Object.const_get(owner)
-  return nil unless mod.is_a?(Module)
+  mod = module_named(owner) or return nil
   [mod, mod.singleton_class].flat_map(&:ancestors).uniq.each do |m|
     next unless m.method_defined?(name, false) ||
                 m.private_method_defined?(name, false)
@@ -132,8 +135,6 @@ def lexical_method(owner, name, path, line)
     return meth if loc && loc[0] == path && span &&
                    (span[0]..span[1]).cover?(line)
   end
-  nil
-rescue NameError
   nil
 end
 
@@ -182,9 +183,9 @@ File.foreach(folded) do |line|
         why = "eval'd code in no such file"
       end
     elsif (m = label.match(METHOD))
-      owner, kind, name = m.captures
+      prefix, owner, kind, name = m.captures
       meth = find_method(owner, kind, name)
-      if !meth && label.match?(/\A(?:(?:rescue|ensure) in )?block/) &&
+      if !meth && prefix.include?("block") &&
          lexical_method(owner, name, path, l)
         counted["blocks of define_method'd methods"] += n
       elsif !meth
@@ -203,7 +204,7 @@ File.foreach(folded) do |line|
         elsif span && !(span[0]..span[1]).cover?(l)
           why = "line #{l} outside #{owner}#{kind}#{name} (#{file}:#{span[0]}-#{span[1]})"
         else
-          counted[label.match?(/\A(?:rescue|ensure|block) /) ? "blocks and clauses" : "Ruby methods"] += n
+          counted[prefix.empty? ? "Ruby methods" : "blocks and clauses"] += n
         end
       end
     elsif label.match?(BODY)

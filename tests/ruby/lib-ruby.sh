@@ -431,6 +431,23 @@ check_frames() {
 	' "$1" "$known"
 }
 
+# frames_vs_ruby FOLDED WHAT MIN DIRS [ARGS...]: every frame of FOLDED in
+# the files under DIRS (one directory a line), or called from them, is
+# what a Ruby loading those files says of it (frames-vs-ruby.rb, ARGS its
+# -r and -e; at least MIN frames checked). Says the figures.
+frames_vs_ruby() {
+	local folded=$1 what=$2 min=$3 d
+	local -a dirs=()
+	while read -r d; do
+		[ -n "$d" ] && dirs+=(-d "$d")
+	done <<<"$4"
+	shift 4
+	"$RUBY" "$top_srcdir/tests/ruby/frames-vs-ruby.rb" "$folded" "$@" \
+		"${dirs[@]}" -n "$min" >"$T/verdict.txt" ||
+		fail "$what: frames that Ruby disowns (above)"
+	say "$what: $(cat "$T/verdict.txt")"
+}
+
 # read_summary FILE: from rbflame's summary line, the last line of FILE
 # (its stderr), sets SUM_TICKS, SUM_FAILED (failed reads), SUM_STOP50 and
 # SUM_STOP99 (how long threads were stopped per sample, us; 0.0 when

@@ -65,9 +65,8 @@ alive "$PID" || fail "rubocop ended within 1.5 s: too fast to attach to"
 run_rbflame attach 60 -p "$PID" -s 2 -r 999 -o "$T/attach.folded"
 expect_rc 0 "rbflame -p RUBOCOP -s 2 -r 999"
 if alive "$PID"; then
-	read_tracer "$PID" || fail "no /proc/$PID/status"
-	[ "$TRACER" = 0 ] || fail "rubocop traced by $TRACER after rbflame"
-	say "attached: rubocop runs on, TracerPid 0"
+	wait_untraced "$PID" 2
+	say "attached: rubocop runs on, every thread's TracerPid 0"
 fi
 RC=0
 wait "$PID" || RC=$?
@@ -76,12 +75,5 @@ same_output "$T/attached.log" "attached"
 assert_collapsed "$T/attach.folded" "attached"
 assert_gvl_stopped "$T/attach.err" "attached"
 
-DIRS=()
-while read -r d; do
-	DIRS+=(-d "$d")
-done <<<"$GEMS"
 cat "$T/launch.folded" "$T/attach.folded" >"$T/both.folded"
-"$RUBY" "$top_srcdir/tests/ruby/frames-vs-ruby.rb" "$T/both.folded" \
-	-r rubocop "${DIRS[@]}" -n 20000 >"$T/verdict.txt" ||
-	fail "frames of rubocop's profiles that Ruby disowns (above)"
-say "$(cat "$T/verdict.txt")"
+frames_vs_ruby "$T/both.folded" "rubocop's profiles" 20000 "$GEMS" -r rubocop

@@ -389,16 +389,9 @@ check_server_frames() {
 			File.join(File.dirname($LOADED_FEATURES.grep(%r{/#{ARGV[0]}\.rb\z}).first), ARGV[0])' \
 		"$server" 2>"$T/libs.err") ||
 		fail "$server: cannot find its files: $(head -n 1 "$T/libs.err")"
-	local -a dirs=()
-	while read -r d; do
-		dirs+=(-d "$d")
-	done <<<"$libs"
-	"$RUBY" "$top_srcdir/tests/ruby/frames-vs-ruby.rb" "$folded" \
+	frames_vs_ruby "$folded" "$server's profiles" 5000 "$libs" \
 		-r "$server" -r rack "$@" \
-		-e "Rack::Builder.parse_file('$SERVER/config.ru')" \
-		"${dirs[@]}" -n 5000 >"$T/$server.verdict" ||
-		fail "$server: frames Ruby disowns in its profiles (above)"
-	say "$server: $(cat "$T/$server.verdict")"
+		-e "Rack::Builder.parse_file('$SERVER/config.ru')"
 }
 cat "$T/puma.folded" "$T/phased.folded" "$T/hot.folded" \
 	"$T/launch.folded" >"$T/puma-all.folded"
