@@ -82,6 +82,13 @@ struct sampler {
 				 * named ('[yjit] A#m') */
 	size_t jit_named_cap;	/* bytes of jit_named */
 	struct text_slot *texts; /* Ruby frame -> frame id */
+	/* The state leaves' frames ("(blocked)"...), by their static
+	 * names: most samples end in one. */
+	struct {
+		const char *name;
+		uint32_t id;
+	} state_ids[8];
+	int nstate_ids;
 	uint64_t string_sets;	/* the reader's, when texts was last valid */
 	bool trim_pending;	/* the reader let strings go: give the free
 				 * memory back after the tick (malloc_trim) */
