@@ -36,10 +36,16 @@
 					 * or noted for the next prefetch:
 					 * 64 KiB at most */
 
+#define NO_OWNER 0xffff		/* a line read outside any owner's read */
+#define PREFETCHED 0xfffe		/* fetched by a prefetch, not yet read */
+#define MISS_MAX 256			/* lines read around the cache, a round */
+
 struct line {
 	uint64_t tag;			/* line address | 1 when valid */
 	uint32_t gen;
 	uint32_t noted;			/* the recording that noted it */
+	uint32_t shared;		/* ... that saw two owners read it */
+	uint16_t owner;			/* the first reader's slot (struct tag) */
 	unsigned char data[LINE_SIZE];
 };
 
@@ -56,6 +62,15 @@ struct live {
 	uint32_t rec;			/* bumped by each mem_hot_begin() */
 	uint64_t cur[PREFETCH_MAX], hot[PREFETCH_MAX];
 	size_t ncur, nhot;
+	/* The lines of that round two owners read (or one and a read of
+	 * no owner): mem_hot_drop() keeps them. cur_owner: who noted
+	 * each of cur first. */
+	uint64_t shared_cur[PREFETCH_MAX], shared[PREFETCH_MAX];
+	size_t nshared_cur, nshared;
+	/* The lines read around the cache, and their first readers. */
+	uint64_t miss[MISS_MAX];
+	uint16_t miss_owner[MISS_MAX];
+	size_t nmiss;
 	/* mem_hot_tag(): each owner's lines of its last read, and the
 	 * lines mem_prefetch_tags() asked for the next prefetch. */
 	struct tag {
@@ -70,7 +85,9 @@ struct live {
 };
 
 /* A line this round reads, fetched or served from the cache (a line the
- * round found prefetched is hot for the next round too), noted once. */
+ * round found prefetched is hot for the next round too), noted once,
+ * as the first owner's that read it; one a second owner reads is
+ * shared. */
 static void
 note_tag(struct live *lv, uint64_t laddr)
 {
@@ -80,27 +97,105 @@ note_tag(struct live *lv, uint64_t laddr)
 		t->lines[t->n++] = laddr;
 }
 
+static struct line *line_find(struct live *lv, uint64_t laddr);
+
+static uint16_t
+owner_now(const struct live *lv)
+{
+	return lv->tag ? (uint16_t)(lv->tag - lv->tags) : NO_OWNER;
+}
+
+static void
+note_shared(struct live *lv, uint64_t laddr)
+{
+	if (lv->nshared_cur < PREFETCH_MAX)
+		lv->shared_cur[lv->nshared_cur++] = laddr;
+}
+
+/*
+ * Who reads laddr this round: false when it was noted already (then, if
+ * by another owner, it is shared), true the first time, with owner set
+ * as its reader's. The line's own fields say it for a line in the
+ * cache; the lines read around the cache (few: the large reads of
+ * stacks the cache missed) are looked up in the round's list of them.
+ */
+static bool
+note_first(struct live *lv, struct line *l, uint64_t laddr)
+{
+	uint16_t owner = owner_now(lv), first = PREFETCHED;
+	bool seen = false;
+
+	if (l && l->noted == lv->rec) {
+		seen = true;
+		first = l->owner;
+	} else {
+		for (size_t i = 0; i < lv->nmiss; i++)
+			if (lv->miss[i] == laddr) {
+				seen = true;
+				first = lv->miss_owner[i];
+				break;
+			}
+	}
+	if (seen && first == PREFETCHED) {
+		/* Fetched by a prefetch of this round: the first read
+		 * claims it, as its first reader. */
+		if (l)
+			l->owner = owner;
+		note_tag(lv, laddr);
+		return false;
+	}
+	if (seen) {
+		if (first != owner && (!l || l->shared != lv->rec)) {
+			if (l)
+				l->shared = lv->rec;
+			note_shared(lv, laddr);
+		}
+		return false;
+	}
+	if (l) {
+		l->noted = lv->rec;
+		l->owner = owner;
+	}
+	return true;
+}
+
 static void
 note_line(struct live *lv, struct line *l, uint64_t laddr)
 {
-	if (!lv->recording || l->noted == lv->rec)
+	if (!lv->recording || !note_first(lv, l, laddr))
 		return;
-	l->noted = lv->rec;
 	if (lv->ncur < PREFETCH_MAX)
 		lv->cur[lv->ncur++] = laddr;
 	note_tag(lv, laddr);
 }
 
+/* A line a prefetch of this round fetched: hot for the next round, its
+ * owner the first that reads it. */
+static void
+note_prefetched(struct live *lv, struct line *l, uint64_t laddr)
+{
+	if (!lv->recording)
+		return;
+	l->noted = lv->rec;
+	l->owner = PREFETCHED;
+	if (lv->ncur < PREFETCH_MAX)
+		lv->cur[lv->ncur++] = laddr;
+}
+
 /* A line this round needs that the cache does not hold (read around
- * the cache, or refused): the next round's prefetch fetches it. A line
- * noted twice is fetched once (live_prefetch()). */
+ * the cache, or refused): the next round's prefetch fetches it. */
 static void
 note_missing(struct live *lv, uint64_t laddr)
 {
-	if (lv->recording && lv->ncur < PREFETCH_MAX)
+	if (!lv->recording || !note_first(lv, line_find(lv, laddr), laddr))
+		return;
+	if (lv->nmiss < MISS_MAX) {
+		lv->miss_owner[lv->nmiss] = owner_now(lv);
+		lv->miss[lv->nmiss++] = laddr;
+	}
+	if (lv->ncur < PREFETCH_MAX)
 		lv->cur[lv->ncur++] = laddr;
-	if (lv->recording)
-		note_tag(lv, laddr);
+	note_tag(lv, laddr);
 }
 
 /* A read mem_cache_only() does not let reach the target. */
@@ -241,6 +336,7 @@ line_get(struct mem *m, uint64_t laddr)
 	l->tag = laddr | 1;
 	l->gen = lv->gen;
 	l->noted = 0;			/* the slot may have held another line */
+	l->shared = 0;
 	note_line(lv, l, laddr);
 	return l;
 }
@@ -459,7 +555,8 @@ live_prefetch_sorted(struct mem *m, const uint64_t *want, size_t nwant)
 		lines[j]->tag = (uintptr_t)remote[j].iov_base | 1;
 		lines[j]->gen = lv->gen;
 		lines[j]->noted = 0;
-		note_line(lv, lines[j], (uintptr_t)remote[j].iov_base);
+		lines[j]->shared = 0;
+		note_prefetched(lv, lines[j], (uintptr_t)remote[j].iov_base);
 	}
 }
 
@@ -568,10 +665,12 @@ mem_hot_begin(struct mem *m)
 	lv = m->priv;
 	lv->recording = true;
 	lv->ncur = 0;
+	lv->nshared_cur = 0;
+	lv->nmiss = 0;
 	if (++lv->rec == 0) {
 		/* Wrapped: no line may look noted by this recording. */
 		for (size_t i = 0; i < NLINES; i++)
-			lv->lines[i].noted = 0;
+			lv->lines[i].noted = lv->lines[i].shared = 0;
 		lv->rec = 1;
 	}
 }
@@ -589,6 +688,19 @@ mem_hot_end(struct mem *m)
 	/* Sorted once here: a tick fetches the set twice (warm, then
 	 * stopped), and qsort() was 2% of a server's rbflame CPU. */
 	lv->nhot = lines_sorted(lv->cur, lv->ncur, lv->hot);
+	lv->nshared = lines_sorted(lv->shared_cur, lv->nshared_cur,
+				   lv->shared);
+}
+
+void
+mem_prefetch_warm(struct mem *m)
+{
+	struct live *lv;
+
+	if (!m || m->ops != &live_ops)
+		return;
+	lv = m->priv;
+	live_prefetch_sorted(m, lv->hot, lv->nhot);
 }
 
 void
@@ -658,6 +770,60 @@ mem_prefetch_tags(struct mem *m, const uint64_t *keys, size_t n)
 		for (uint8_t j = 0; j < t->n && lv->nextra < PREFETCH_MAX / 2; j++)
 			lv->extra[lv->nextra++] = t->lines[j];
 	}
+}
+
+/* The index of x in v[0..n) (sorted), or n. */
+static size_t
+find_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] < x)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < n && v[lo] == x ? lo : n;
+}
+
+size_t
+mem_hot_drop(struct mem *m, const uint64_t *idle, size_t n)
+{
+	struct live *lv;
+	bool gone[PREFETCH_MAX];
+	size_t dropped = 0, out = 0;
+
+	if (!m || m->ops != &live_ops)
+		return 0;
+	lv = m->priv;
+	memset(gone, 0, lv->nhot * sizeof(*gone));
+	for (size_t i = 0; i < n; i++) {
+		const struct tag *t = tag_slot(lv, idle[i]);
+
+		if (!idle[i] || t->key != idle[i])
+			continue;
+		for (uint8_t j = 0; j < t->n; j++) {
+			uint64_t la = t->lines[j];
+			size_t at = find_sorted(lv->hot, lv->nhot, la);
+
+			if (at == lv->nhot || gone[at] ||
+			    find_sorted(lv->shared, lv->nshared, la) <
+				    lv->nshared)
+				continue;
+			gone[at] = true;
+			dropped++;
+		}
+	}
+	if (!dropped)
+		return 0;
+	for (size_t i = 0; i < lv->nhot; i++)
+		if (!gone[i])
+			lv->hot[out++] = lv->hot[i];
+	lv->nhot = out;
+	return dropped;
 }
 
 bool

@@ -73,6 +73,9 @@ void mem_prefetch(struct mem *m, const uint64_t *addrs, size_t n);
 void mem_hot_begin(struct mem *m);
 void mem_hot_end(struct mem *m);
 void mem_prefetch_hot(struct mem *m);
+/** mem_prefetch_hot() without the woken owners' lines (below), which
+ * the next mem_prefetch_hot() still adds: the fetch that warms it. */
+void mem_prefetch_warm(struct mem *m);
 /**
  * Lines by owner: while recording, the lines noted after
  * mem_hot_tag(m, key) (key != 0) are remembered as key's too, until the
@@ -84,6 +87,13 @@ void mem_prefetch_hot(struct mem *m);
  */
 void mem_hot_tag(struct mem *m, uint64_t key);
 void mem_prefetch_tags(struct mem *m, const uint64_t *keys, size_t n);
+/**
+ * Leaves out of this round's fetches the lines of the last reads of the
+ * owners idle[0..n) (threads whose stacks are copied this round, not
+ * read), but those another owner (or a read of none) read too: how
+ * many. A line left out that a read still needs is read on demand.
+ */
+size_t mem_hot_drop(struct mem *m, const uint64_t *idle, size_t n);
 /**
  * While on, a read the live backend's cache cannot serve fails (EAGAIN)
  * instead of reading the target, and its lines are noted for the next

@@ -229,6 +229,8 @@ struct profile_stats {
 				 * walk of the thread list */
 	uint64_t woke_in_stop;	/* ... proven idle before the stop, woken
 				 * by the check after it: dropped */
+	uint64_t lines_left_out; /* lines of idle threads' last reads kept
+				  * out of the round's fetches */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

@@ -317,6 +317,80 @@ START_TEST(test_cache_only)
 }
 END_TEST
 
+
+/*
+ * Lines by owner: what an owner read last is left out of the next
+ * round's fetches when that owner is idle (mem_hot_drop()), but a line
+ * another owner read too, or a read of no owner; a woken owner's lines
+ * join the stop's fetch (mem_prefetch_hot()), not the one that warms it
+ * (mem_prefetch_warm()).
+ */
+START_TEST(test_owner_lines)
+{
+	struct mem *m = mem_create_live(getpid());
+	static char page[5][4096] __attribute__((aligned(4096)));
+	uint64_t own = (uintptr_t)page[0], shared = (uintptr_t)page[1];
+	uint64_t other = (uintptr_t)page[2], global = (uintptr_t)page[3];
+	uint64_t big = (uintptr_t)page[4], x = 0x1000, y = 0x2000, w, calls;
+	const uint64_t idle[] = { x };
+	char buf[3 * 512];
+
+	page[0][0] = 'a';
+	mem_hot_begin(m);
+	mem_hot_tag(m, x);
+	ck_assert_int_eq(mem_read_u64(m, own, &w), 0);
+	ck_assert_int_eq(mem_read_u64(m, shared, &w), 0);
+	ck_assert_int_eq(mem_read_u64(m, global, &w), 0);
+	/* Read around the cache (three lines): x's, and y's too. */
+	ck_assert_int_eq(mem_read(m, big, buf, sizeof(buf)), 0);
+	mem_hot_tag(m, y);
+	ck_assert_int_eq(mem_read_u64(m, shared, &w), 0);
+	ck_assert_int_eq(mem_read_u64(m, other, &w), 0);
+	ck_assert_int_eq(mem_read(m, big + 512, buf, 512), 0);
+	mem_hot_tag(m, 0);
+	ck_assert_int_eq(mem_read_u64(m, global, &w), 0);
+	mem_hot_end(m);
+	/* x idle: its own line goes, and the large read's first and last
+	 * lines; what y or no owner read too stays. */
+	ck_assert_uint_eq(mem_hot_drop(m, idle, 1), 3);
+	ck_assert_uint_eq(mem_hot_drop(m, idle, 1), 0);
+	mem_flush(m);
+	calls = m->stats.syscalls;
+	mem_prefetch_hot(m);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	ck_assert(mem_cache_only(m, true));
+	ck_assert_int_eq(mem_read_u64(m, shared, &w), 0);
+	ck_assert_int_eq(mem_read_u64(m, other, &w), 0);
+	ck_assert_int_eq(mem_read_u64(m, global, &w), 0);
+	ck_assert_int_eq(mem_read(m, big + 512, buf, 512), 0);
+	errno = 0;
+	ck_assert_int_eq(mem_read_u64(m, own, &w), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_int_eq(mem_read(m, big, buf, 512), -1);
+	mem_cache_only(m, false);
+	/* x wakes: its lines join the stop's fetch, not the warming one. */
+	mem_prefetch_tags(m, idle, 1);
+	mem_flush(m);
+	mem_prefetch_warm(m);
+	ck_assert(mem_cache_only(m, true));
+	ck_assert_int_eq(mem_read_u64(m, own, &w), -1);
+	mem_cache_only(m, false);
+	mem_flush(m);
+	mem_prefetch_hot(m);
+	ck_assert(mem_cache_only(m, true));
+	ck_assert_int_eq(mem_read(m, own, &w, 1), 0);
+	ck_assert_int_eq((char)w, 'a');
+	mem_cache_only(m, false);
+	/* Once: the next fetch is the round's lines alone. */
+	mem_flush(m);
+	mem_prefetch_hot(m);
+	ck_assert(mem_cache_only(m, true));
+	ck_assert_int_eq(mem_read_u64(m, own, &w), -1);
+	mem_cache_only(m, false);
+	mem_destroy(m);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -328,6 +402,7 @@ main(void)
 	tcase_add_test(tc, test_read_and_cache);
 	tcase_add_test(tc, test_failures);
 	tcase_add_test(tc, test_prefetch_resumes);
+	tcase_add_test(tc, test_owner_lines);
 	tcase_add_test(tc, test_prefetch_fault_bound);
 	tcase_add_test(tc, test_hot_lines);
 	tcase_add_test(tc, test_prefetch_joins);
