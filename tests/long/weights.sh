@@ -11,7 +11,13 @@
 # 15 s, written raw. The stops are long under the contention (4-8 ms
 # p50), so the workload runs a quarter of the time: 15 s give some 2,000
 # samples, where c's 10% has a sampling error near 0.7 points (6 s gave
-# 800 and once missed by 2.2 points). Asserted:
+# 800 and once missed by 2.2 points). A round of the workload is 0.3
+# CPU seconds (ACCURACY_ROUND; accuracy.sh's 0.03): c's turn is then 30
+# ms, longer than most of the intervals a late tick weighs, so a sample's
+# weight is the time of the method it is in. With 3 ms turns a late
+# tick's interval spanned several turns, all weighed as the one it
+# landed in: right on average, and so noisy that a fresh CI machine saw
+# a 2.83 points apart (62.82% weighted, 59.99% measured). Asserted:
 #  - the contention delayed rbflame: at least 10% of its ticks were late
 #    (else the test shows nothing);
 #  - read back as speedscope (whose weights are the samples' recorded
@@ -37,7 +43,8 @@ for i in 1 2; do
 	hogs="$hogs $!"
 done
 RC=0
-timeout -k 5 90 taskset -c 0 "$RBFLAME" --no-realtime --mode cpu -r 499 \
+ACCURACY_ROUND=0.3 timeout -k 5 90 taskset -c 0 "$RBFLAME" --no-realtime \
+	--mode cpu -r 499 \
 	-o "$T/w.rbflame" -- taskset -c 1 "$RUBY" "$WL" 15 \
 	>"$T/w.out" 2>"$T/w.err" </dev/null || RC=$?
 for p in $hogs; do kill "$p" 2>/dev/null; done
