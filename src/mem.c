@@ -63,8 +63,7 @@ struct live {
 	uint64_t cur[PREFETCH_MAX], hot[PREFETCH_MAX];
 	size_t ncur, nhot;
 	/* The lines of that round two owners read (or one and a read of
-	 * no owner): mem_hot_drop() keeps them. cur_owner: who noted
-	 * each of cur first. */
+	 * no owner): mem_hot_drop() keeps them. */
 	uint64_t shared_cur[PREFETCH_MAX], shared[PREFETCH_MAX];
 	size_t nshared_cur, nshared;
 	/* The lines read around the cache, and their first readers. */
@@ -724,7 +723,7 @@ mem_prefetch_hot(struct mem *m)
 		lv->nextra = 0;
 		return;
 	}
-	live_prefetch_sorted(m, lv->hot, lv->nhot);
+	mem_prefetch_warm(m);
 }
 
 static struct tag *
@@ -772,23 +771,6 @@ mem_prefetch_tags(struct mem *m, const uint64_t *keys, size_t n)
 	}
 }
 
-/* The index of x in v[0..n) (sorted), or n. */
-static size_t
-find_sorted(const uint64_t *v, size_t n, uint64_t x)
-{
-	size_t lo = 0, hi = n;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		if (v[mid] < x)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return lo < n && v[lo] == x ? lo : n;
-}
-
 size_t
 mem_hot_drop(struct mem *m, const uint64_t *idle, size_t n)
 {
@@ -806,14 +788,15 @@ mem_hot_drop(struct mem *m, const uint64_t *idle, size_t n)
 		if (!idle[i] || t->key != idle[i])
 			continue;
 		for (uint8_t j = 0; j < t->n; j++) {
-			uint64_t la = t->lines[j];
-			size_t at = find_sorted(lv->hot, lv->nhot, la);
+			const uint64_t *at = bsearch(&t->lines[j], lv->hot,
+						     lv->nhot, sizeof(*at),
+						     cmp_u64);
 
-			if (at == lv->nhot || gone[at] ||
-			    find_sorted(lv->shared, lv->nshared, la) <
-				    lv->nshared)
+			if (!at || gone[at - lv->hot] ||
+			    bsearch(&t->lines[j], lv->shared, lv->nshared,
+				    sizeof(*at), cmp_u64))
 				continue;
-			gone[at] = true;
+			gone[at - lv->hot] = true;
 			dropped++;
 		}
 	}

@@ -513,8 +513,8 @@ sample_record_ruby(struct sampler *s, const struct ruby_stack *st)
 /* The frame of a state leaf, by its static name (profile_state_leaves()):
  * made once. A server's blocked threads end nearly every sample in one:
  * made each time (two string hashes), profile_frame_make() took 3.5% of
- * rbflame's CPU under bench/server's Puma (perf), 2.1% once not (the
- * frames of Ruby texts not seen before). */
+ * rbflame's CPU under bench/server's Puma (perf), 2.1% after (the frames
+ * of Ruby texts not seen before). */
 static uint32_t
 state_frame_id(struct sampler *s, const char *name)
 {
