@@ -583,7 +583,7 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
 	if (debug_enabled)
-		fprintf(stderr, "; stacks of idle threads copied %llu; ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu), method entries' types kept %llu; idle threads taken from the last walk %llu, woken around the stop %llu, their lines left out of the fetches %llu",
+		fprintf(stderr, "; stacks of idle threads copied %llu; ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu), method entries' types kept %llu; idle threads taken from the last walk %llu, woken around the stop %llu, their lines left out of the fetches %llu; ticks of a process that had not run since, its last read recorded again %llu",
 			(unsigned long long)st->stacks_reused,
 			(unsigned long long)st->deferred,
 			(unsigned long long)st->deferred_refused,
@@ -592,7 +592,8 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->types_kept,
 			(unsigned long long)st->threads_by_walk,
 			(unsigned long long)st->woke_in_stop,
-			(unsigned long long)st->lines_left_out);
+			(unsigned long long)st->lines_left_out,
+			(unsigned long long)st->quiet_ticks);
 	if (debug_enabled && st->rounds)
 		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
 			st->round_ns_total / 1e3 / st->rounds,

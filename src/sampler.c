@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "rbflame/error.h"
 #include "rbflame/mem.h"
@@ -80,6 +81,10 @@ setup_process(struct sampler *s)
 	s->search.budget_ns = probe_budget();
 	s->search.symbols_wait_ns = SYMBOLS_WAIT_NS;
 
+	/* Any process's CPU clock can be read (the kernel checks nothing),
+	 * a thread's only in its own process. */
+	s->cpu_clock_ok = clock_getcpuclockid(pid, &s->cpu_clock) == 0;
+	s->quiet_base_ok = false;
 	s->mem = mem_create_live(pid);
 	s->symtab = symtab_create(pid);
 	if (!s->symtab)
@@ -203,6 +208,8 @@ sampler_fini(struct sampler *s)
 	s->nb_at = NULL;
 	sample_mn_destroy(s->mn);
 	s->mn = NULL;
+	sample_memo_destroy(s->memo);
+	s->memo = NULL;
 }
 
 /* True while the dynamic loader is mapped but libc is not: the
@@ -366,7 +373,7 @@ sampler_tick_begin(struct sampler *s)
 	s->prestop = NULL;
 	s->prestop_free = false;
 	s->pause_decided = false;
-	if (!tick_stops_holder(s))
+	if (!tick_stops_holder(s) || sample_quiet(s))
 		return;
 	s->pause_ok = sample_pause_affordable(s, now_ns());
 	s->pause_decided = true;
@@ -446,6 +453,7 @@ sampler_tick(struct sampler *s)
 {
 	tick(s);
 	s->pause_decided = false;	/* this tick's, taken or not */
+	s->quiet_asked = false;
 	/* A stop begun that the tick did not take (the process exited or
 	 * exec'd meanwhile, a stop requested): let the thread run. */
 	if (s->prestop) {

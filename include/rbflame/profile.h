@@ -231,6 +231,8 @@ struct profile_stats {
 				 * by the check after it: dropped */
 	uint64_t lines_left_out; /* lines of idle threads' last reads kept
 				  * out of the round's fetches */
+	uint64_t quiet_ticks;	/* ticks of a process none of whose threads
+				 * ran since the last read: recorded again */
 	double duration_s;	/* how long sampling ran */
 	double rate_hz;		/* requested rate */
 };

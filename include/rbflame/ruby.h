@@ -261,6 +261,13 @@ const char *ruby_state_name(enum ruby_state s);
 int ruby_gvl_holder(struct ruby_reader *r, pid_t *tid);
 
 /**
+ * Whether a thread owns the GVL, by the owner field alone (one line read
+ * once the thread list was walked; the holder's thread is not looked
+ * up): 1 owned, 0 free, -1 unreadable.
+ */
+int ruby_gvl_owned(struct ruby_reader *r);
+
+/**
  * Reads every thread of the main ractor into out[0..max). Returns the
  * number of threads, or -1 when the thread list itself is unreadable. A
  * thread whose frames cannot be read gets nframes = -1 (a dropped sample).

@@ -14,6 +14,7 @@
 #include <regex.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <time.h>
 
 #include "rbflame/profile.h"
 #include "rbflame/ruby.h"
@@ -155,6 +156,17 @@ struct sampler {
 	struct target_thread *prestop; /* the GVL holder interrupted by
 				 * sampler_tick_begin(), for the tick to
 				 * wait for; NULL: none */
+	/* A quiet process: none of its threads ran since the last tick's
+	 * read, by its CPU clock (sample_quiet(), ruby_tick.c) */
+	clockid_t cpu_clock;	/* the process's CLOCK_PROCESS_CPUTIME */
+	bool cpu_clock_ok;
+	bool quiet_asked;	/* this tick asked already ... */
+	bool quiet;		/* ... and the answer */
+	bool quiet_base_ok;	/* the last tick's read is exact, and ... */
+	uint64_t quiet_base_ns;	/* ... the CPU time before it */
+	uint64_t quiet_now_ns;	/* the CPU time before this tick's */
+	struct sample_memo *memo; /* what the last read recorded, for a
+				 * quiet tick to add again (ruby_tick.c) */
 	bool prestop_free;	/* sampler_tick_begin() found the GVL free
 				 * and no thread waiting for it: its fetch
 				 * and idle proofs are the tick's */

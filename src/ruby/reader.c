@@ -143,6 +143,7 @@ struct ruby_reader {
 	struct intern *strings, *old_strings;
 	struct ruby_reader_stats stats;
 	bool bad;		/* a read failed in the current frame */
+	uint64_t main_ractor;	/* as thread_list() last read it */
 	bool layout_ok;		/* L passed ruby_layout_check(): frame reads
 				 * stay inside the frames they copy */
 	uint64_t id_classpath, id_tmp_classpath; /* <= 3.1, found lazily */
@@ -1883,6 +1884,7 @@ thread_list(struct ruby_reader *r, struct thread_list *tl)
 
 		if (r->bad || !ractor)
 			return -1;
+		r->main_ractor = ractor;
 		tl->head = ractor + L->ractor_threads_set;
 		tl->running_ec = holder_ec(
 			r,
@@ -2028,6 +2030,31 @@ ruby_gvl_holder(struct ruby_reader *r, pid_t *tid)
 	if (*tid < 0)
 		*tid = 0;
 	return r->bad ? -1 : 0;
+}
+
+int
+ruby_gvl_owned(struct ruby_reader *r)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t field = 0, owner;
+	pid_t tid;
+
+	if (L->threads == RUBY_LAYOUT_THREADS_RACTOR) {
+		if (L->ractor_gvl_owner != RUBY_LAYOUT_NONE && r->main_ractor)
+			field = r->main_ractor + L->ractor_gvl_owner;
+	} else if (L->vm_gvl_owner != RUBY_LAYOUT_NONE) {
+		field = r->vm.vm + L->vm_gvl_owner;
+	}
+	if (!field) {
+		/* No owner field (or the list not walked yet): the holder's
+		 * lookup, which knows the last thread to run. */
+		if (ruby_gvl_holder(r, &tid) < 0)
+			return -1;
+		return tid != 0;
+	}
+	r->bad = false;
+	owner = rd64(r, field);
+	return r->bad ? -1 : owner != 0;
 }
 
 static bool

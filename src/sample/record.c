@@ -535,16 +535,96 @@ state_frame_id(struct sampler *s, const char *name)
 	return id;
 }
 
-/* Ends frames[0..d) with the state's leaf pseudo-frames and records it. */
+static void memo_add(struct sample_memo *m, pid_t tid,
+		     enum profile_state pstate, const uint32_t *frames,
+		     size_t d);
+
+/* Ends frames[0..d) with the state's leaf pseudo-frames and records it
+ * (and keeps it in the memo while one is on). */
 void
 sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 	     const char *const state[2], enum profile_state pstate,
 	     uint32_t *frames, size_t d)
 {
+	pid_t tid = sample_ruby_tid(s, st);
+
 	for (int i = 0; i < 2 && state[i]; i++)
 		frames[d++] = state_frame_id(s, state[i]);
-	profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid,
-			     sample_ruby_tid(s, st), pstate,
+	if (s->memo && s->memo->on)
+		memo_add(s->memo, tid, pstate, frames, d);
+	profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid, tid,
+			     pstate,
 			     sample_weight(s, sample_own_thread(s, st->tid)),
 			     frames, d);
+}
+
+static void
+memo_add(struct sample_memo *m, pid_t tid, enum profile_state pstate,
+	 const uint32_t *frames, size_t d)
+{
+	if (m->nids + d > m->ids_cap) {
+		m->ids_cap = (m->nids + d) * 2 + 256;
+		m->ids = xrealloc(m->ids, m->ids_cap * sizeof(*m->ids));
+	}
+	if (m->nrecs == m->recs_cap) {
+		m->recs_cap = m->recs_cap * 2 + 16;
+		m->recs = xrealloc(m->recs, m->recs_cap * sizeof(*m->recs));
+	}
+	memcpy(m->ids + m->nids, frames, d * sizeof(*frames));
+	m->recs[m->nrecs++] = (struct sample_memo_rec){
+		.tid = tid, .pstate = pstate, .at = m->nids, .n = d,
+	};
+	m->nids += d;
+}
+
+void
+sample_memo_begin(struct sampler *s)
+{
+	if (!s->memo)
+		s->memo = xcalloc(1, sizeof(*s->memo));
+	s->memo->nids = s->memo->nrecs = 0;
+	s->memo->left_out = s->prof->stats.threads_left_out;
+	s->memo->valid = false;
+	s->memo->on = true;
+}
+
+void
+sample_memo_end(struct sampler *s, bool valid)
+{
+	struct sample_memo *m = s->memo;
+
+	m->on = false;
+	m->valid = valid;
+	m->left_out = s->prof->stats.threads_left_out - m->left_out;
+}
+
+bool
+sample_memo_replay(struct sampler *s)
+{
+	const struct sample_memo *m = s->memo;
+	uint64_t t;
+
+	/* The process's command line is due to be read again (servers
+	 * retitle their processes: sample_process_root()): a record. */
+	if (!m || !m->valid ||
+	    (s->have_proc_root &&
+	     s->tick - s->proc_root_tick >= NAME_REFRESH_TICKS))
+		return false;
+	t = now_ns() - s->start_ns;
+	for (size_t i = 0; i < m->nrecs; i++)
+		profile_add_weighted(s->prof, t, s->pid, m->recs[i].tid,
+				     m->recs[i].pstate, s->tick_weight_ns,
+				     m->ids + m->recs[i].at, m->recs[i].n);
+	s->prof->stats.threads_left_out += m->left_out;
+	return true;
+}
+
+void
+sample_memo_destroy(struct sample_memo *m)
+{
+	if (!m)
+		return;
+	free(m->ids);
+	free(m->recs);
+	free(m);
 }

@@ -91,6 +91,12 @@ struct thread_priv {
 
 /** Ruby: every Ruby thread's stack, the GVL holder stopped. */
 void sample_ruby_tick(struct sampler *s);
+/**
+ * Whether none of the process's threads ran since the last tick's read
+ * (an exact one), asked once a tick: then that read's stacks are this
+ * tick's too, and sample_ruby_tick() records them again without reading.
+ */
+bool sample_quiet(struct sampler *s);
 /** Not Ruby: every thread's native stack, each in a short stop. */
 void sample_native_tick(struct sampler *s);
 /** --native in a Ruby process: Ruby and native stacks woven. */
@@ -161,6 +167,33 @@ void sample_record_ruby(struct sampler *s, const struct ruby_stack *st);
  * has no native stack. */
 bool sample_mn_parked(const struct sampler *s, const struct ruby_stack *st);
 /** Ends frames[0..d) with the state's leaf frames and records it. */
+/*
+ * The samples a tick recorded, kept while s->memo->on (sample_record_stack()
+ * appends): a quiet tick adds them again (sample_memo_replay()), no
+ * frame looked up, state read or root made.
+ */
+struct sample_memo {
+	uint32_t *ids;		/* every sample's frames, one after another */
+	size_t nids, ids_cap;
+	struct sample_memo_rec {
+		pid_t tid;
+		enum profile_state pstate;
+		size_t at, n;	/* its frames: ids[at .. at + n) */
+	} *recs;
+	size_t nrecs, recs_cap;
+	uint64_t left_out;	/* threads --thread left out */
+	bool on;		/* recording */
+	bool valid;		/* a whole tick's, for a replay */
+};
+/** Starts keeping the tick's samples (s->memo made on first use). */
+void sample_memo_begin(struct sampler *s);
+/** Stops; the memo is a replay's when valid (the read was exact). */
+void sample_memo_end(struct sampler *s, bool valid);
+/** Adds the memo's samples again at this tick's weight: false (nothing
+ * added) when it holds no whole tick, or the process's root is due to be
+ * read again (a record makes it). */
+bool sample_memo_replay(struct sampler *s);
+void sample_memo_destroy(struct sample_memo *m);
 void sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 			 const char *const state[2],
 			 enum profile_state pstate, uint32_t *frames, size_t d);

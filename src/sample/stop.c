@@ -624,7 +624,8 @@ void
 sample_stacks_same(struct sampler *s)
 {
 	/* --native stops and unwinds each thread anyway. RBFLAME_NO_SAME
-	 * turns the copies off, for tests and bench to compare. */
+	 * turns the copies off, a quiet process's too (sample_quiet()), for
+	 * tests and bench to compare. */
 	s->same_on = !s->opt.native && !getenv("RBFLAME_NO_SAME");
 	if (s->same_on)
 		ruby_reader_set_same(s->ruby, stack_unchanged, s);
