@@ -535,9 +535,25 @@ state_frame_id(struct sampler *s, const char *name)
 	return id;
 }
 
-static void memo_add(struct sample_memo *m, pid_t tid,
-		     enum profile_state pstate, const uint32_t *frames,
-		     size_t d);
+/* Keeps a sample in the memo (struct sample_memo). */
+static void
+memo_add(struct sample_memo *m, pid_t tid, enum profile_state pstate,
+	 const uint32_t *frames, size_t d)
+{
+	if (m->nids + d > m->ids_cap) {
+		m->ids_cap = (m->nids + d) * 2 + 256;
+		m->ids = xrealloc(m->ids, m->ids_cap * sizeof(*m->ids));
+	}
+	if (m->nrecs == m->recs_cap) {
+		m->recs_cap = m->recs_cap * 2 + 16;
+		m->recs = xrealloc(m->recs, m->recs_cap * sizeof(*m->recs));
+	}
+	memcpy(m->ids + m->nids, frames, d * sizeof(*frames));
+	m->recs[m->nrecs++] = (struct sample_memo_rec){
+		.tid = tid, .pstate = pstate, .at = m->nids, .n = d,
+	};
+	m->nids += d;
+}
 
 /* Ends frames[0..d) with the state's leaf pseudo-frames and records it
  * (and keeps it in the memo while one is on). */
@@ -558,25 +574,6 @@ sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 			     frames, d);
 }
 
-static void
-memo_add(struct sample_memo *m, pid_t tid, enum profile_state pstate,
-	 const uint32_t *frames, size_t d)
-{
-	if (m->nids + d > m->ids_cap) {
-		m->ids_cap = (m->nids + d) * 2 + 256;
-		m->ids = xrealloc(m->ids, m->ids_cap * sizeof(*m->ids));
-	}
-	if (m->nrecs == m->recs_cap) {
-		m->recs_cap = m->recs_cap * 2 + 16;
-		m->recs = xrealloc(m->recs, m->recs_cap * sizeof(*m->recs));
-	}
-	memcpy(m->ids + m->nids, frames, d * sizeof(*frames));
-	m->recs[m->nrecs++] = (struct sample_memo_rec){
-		.tid = tid, .pstate = pstate, .at = m->nids, .n = d,
-	};
-	m->nids += d;
-}
-
 void
 sample_memo_begin(struct sampler *s)
 {
@@ -584,17 +581,15 @@ sample_memo_begin(struct sampler *s)
 		s->memo = xcalloc(1, sizeof(*s->memo));
 	s->memo->nids = s->memo->nrecs = 0;
 	s->memo->left_out = s->prof->stats.threads_left_out;
-	s->memo->valid = false;
 	s->memo->on = true;
 }
 
 void
-sample_memo_end(struct sampler *s, bool valid)
+sample_memo_end(struct sampler *s)
 {
 	struct sample_memo *m = s->memo;
 
 	m->on = false;
-	m->valid = valid;
 	m->left_out = s->prof->stats.threads_left_out - m->left_out;
 }
 
@@ -606,7 +601,7 @@ sample_memo_replay(struct sampler *s)
 
 	/* The process's command line is due to be read again (servers
 	 * retitle their processes: sample_process_root()): a record. */
-	if (!m || !m->valid ||
+	if (!m ||
 	    (s->have_proc_root &&
 	     s->tick - s->proc_root_tick >= NAME_REFRESH_TICKS))
 		return false;

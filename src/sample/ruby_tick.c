@@ -430,6 +430,7 @@ sample_ruby_tick(struct sampler *s)
 	bool decided = s->pause_decided;
 	uint64_t torn_kept = s->prof->stats.torn_kept;
 	uint64_t woke = s->prof->stats.woke_in_stop;
+	bool keep;
 	int n;
 
 	if (sample_quiet(s)) {
@@ -441,7 +442,7 @@ sample_ruby_tick(struct sampler *s)
 		if (!s->opt.cpu && !sample_memo_replay(s)) {
 			sample_memo_begin(s);
 			record_stacks(s, s->nstacks);
-			sample_memo_end(s, true);
+			sample_memo_end(s);
 		}
 		return;
 	}
@@ -557,16 +558,16 @@ record:
 		/* Unreadable, or still changing after every re-read: a torn
 		 * snapshot is dropped, never recorded. */
 		s->prof->stats.failed++;
-		if (s->memo)
-			s->memo->valid = false;
 		return;
 	}
-	/* Kept for the quiet ticks this read may stand for (not in cpu
-	 * mode, whose quiet ticks record nothing). */
-	if (!s->opt.cpu)
+	/* An exact read's samples are kept for the quiet ticks it may
+	 * stand for (none in cpu mode, whose quiet ticks record nothing);
+	 * another's never stand for one. */
+	keep = !s->opt.cpu && s->quiet_base_ok;
+	if (keep)
 		sample_memo_begin(s);
 	record_stacks(s, n);
-	if (!s->opt.cpu)
-		sample_memo_end(s, s->quiet_base_ok);
+	if (keep)
+		sample_memo_end(s);
 	sample_stacks_grow(s, n);
 }

@@ -166,7 +166,6 @@ void sample_record_ruby(struct sampler *s, const struct ruby_stack *st);
 /** An M:N thread the scheduler parks: no native thread runs it, so it
  * has no native stack. */
 bool sample_mn_parked(const struct sampler *s, const struct ruby_stack *st);
-/** Ends frames[0..d) with the state's leaf frames and records it. */
 /*
  * The samples a tick recorded, kept while s->memo->on (sample_record_stack()
  * appends): a quiet tick adds them again (sample_memo_replay()), no
@@ -183,17 +182,17 @@ struct sample_memo {
 	size_t nrecs, recs_cap;
 	uint64_t left_out;	/* threads --thread left out */
 	bool on;		/* recording */
-	bool valid;		/* a whole tick's, for a replay */
 };
 /** Starts keeping the tick's samples (s->memo made on first use). */
 void sample_memo_begin(struct sampler *s);
-/** Stops; the memo is a replay's when valid (the read was exact). */
-void sample_memo_end(struct sampler *s, bool valid);
-/** Adds the memo's samples again at this tick's weight: false (nothing
- * added) when it holds no whole tick, or the process's root is due to be
- * read again (a record makes it). */
+void sample_memo_end(struct sampler *s);
+/** Adds the memo's samples again at this tick's weight, for a quiet
+ * tick (whose base read is the memo's: only an exact read keeps one);
+ * false, nothing added, when there is none yet or the process's root is
+ * due to be read again (a record makes it). */
 bool sample_memo_replay(struct sampler *s);
 void sample_memo_destroy(struct sample_memo *m);
+/** Ends frames[0..d) with the state's leaf frames and records it. */
 void sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 			 const char *const state[2],
 			 enum profile_state pstate, uint32_t *frames, size_t d);
