@@ -26,8 +26,10 @@ int ruby_succ_index(struct mem *m, const struct ruby_layout *L, uint64_t succ,
 		    uint64_t pos, uint32_t size);
 
 /**
- * The line executing at pc in the iseq whose constant body is at body.
- * Returns the line (>= 0), or -1 when it cannot be read or makes no sense.
+ * The line executing at pc in the iseq whose constant body is at body:
+ * for an instruction Ruby gave line 0 (one its compiler made up), the
+ * line of the code before it. Returns the line (>= 1), or -1 when it
+ * cannot be read or makes no sense.
  */
 int ruby_line_of(struct mem *m, const struct ruby_layout *L, uint64_t body,
 		 uint64_t pc);

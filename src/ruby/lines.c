@@ -13,6 +13,7 @@
 #include "rbflame/ruby_lines.h"
 
 #define ISEQ_MAX_SIZE (1u << 26)	/* instructions: far above real code */
+#define LINE0_BACK 16	/* entries looked back past a line 0 */
 
 int
 ruby_succ_index(struct mem *m, const struct ruby_layout *L, uint64_t succ,
@@ -87,9 +88,20 @@ ruby_line_of(struct mem *m, const struct ruby_layout *L, uint64_t body,
 		if (idx < 0)
 			return -1;
 	}
-	if (mem_read(m, info + (uint64_t)idx * L->sizeof_insn_info_entry +
-			       L->insn_info_line_no,
-		     &line, sizeof(line)) < 0 || line < 0)
-		return -1;
-	return line;
+	/* Ruby's compiler gives the instructions it makes up line 0: the
+	 * throw that passes an exception on at the end of an ensure clause,
+	 * or of a rescue clause none of whose classes matched. A thread
+	 * unwinding through ensure clauses spends its time at them (a
+	 * Puma thread's "ensure in Puma::Server#process_client (server.rb:0)",
+	 * which Ruby's own backtrace would print too). Such an instruction
+	 * ends the code before it: the nearest earlier entry's line. */
+	for (int back = 0; back <= LINE0_BACK && idx >= 0; back++, idx--) {
+		if (mem_read(m, info + (uint64_t)idx * L->sizeof_insn_info_entry +
+				       L->insn_info_line_no,
+			     &line, sizeof(line)) < 0 || line < 0)
+			return -1;
+		if (line)
+			return line;
+	}
+	return -1;
 }

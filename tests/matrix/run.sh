@@ -183,7 +183,9 @@
 #
 # and on the reader's fixtures (tests/ruby/fixtures), the expected stacks of
 # tests/ruby/labels.sh: >= 95% of the samples in the exact stack, lines
-# included, one check each.
+# included, one check each; and rescues.rb's unwind (an exception passing
+# through ensure clauses: their frames on their clause's lines, where Ruby
+# up to 3.3 gives the throw that ends each clause line 0).
 #
 # The self-built Ruby stands for the Rubies users build (rbenv,
 # ruby-build): no libruby, the VM and its DWARF in the executable, and
@@ -1508,6 +1510,32 @@ check_label() {
 	say "  labels $FX $mode${opts:+ ${opts[*]}}: $SHARE exact ...;${want[0]##*;}"
 }
 
+# rescues.rb's unwind mode: an exception passing through 100 ensure
+# clauses, again and again. Each clause's frame ends in the throw that
+# passes the exception on, which Ruby's compiler gives line 0 up to 3.3
+# and the line of 'ensure' in 3.4: every clause's frame is on a line of
+# the clause, and some samples end in one (tests/ruby/labels.sh's check).
+check_unwind() {
+	local in at bad leaf t
+	start_fixture fx rescues.rb unwind
+	run_rbflame prof 30 -p "$TPID" -s 2 -r 200 -o "$CT/prof.folded"
+	expect_rc 0 "rbflame -p PID -s 2 -r 200"
+	assert_collapsed "$CT/prof.folded" "rescues.rb unwind"
+	in=$(FX=rescues.rb expand 'ensure in Handler#unwind {unwind-ensure}')
+	at=$(FX=rescues.rb expand 'ensure in Handler#unwind {unwind-at}')
+	read -r bad leaf t <<<"$(perl "$top_srcdir/tests/ruby/clause-lines.pl" \
+		"$CT/prof.folded" 'ensure in Handler#unwind' "$in" "$at")"
+	if [ "$bad" != 0 ]; then
+		grep -o 'ensure in Handler#unwind ([^)]*)' "$CT/prof.folded" |
+			sort | uniq -c >&2
+		fail "rescues.rb unwind: $bad samples put the ensure clause's frame off its lines"
+	fi
+	[ "$leaf" -gt 0 ] ||
+		fail "rescues.rb unwind: no sample ends in the ensure clause"
+	kill_fixture "$TPID"
+	say "  unwind: $leaf/$t samples end in the ensure clause, none off its lines"
+}
+
 # The reader's fixtures and their stacks: the table of tests/ruby/labels.sh,
 # Integer#times excepted ({times@...}).
 LABELS=(
@@ -1690,6 +1718,7 @@ test_version() {
 	fi
 	[ "$tag" != selfbuilt ] ||
 		run_check "$tag" native-yjit-perf check_native_yjit_perf
+	run_check "$tag" rescues.rb-unwind check_unwind
 	for e in "${LABELS[@]}"; do
 		IFS='|' read -r -a spec <<<"$e"
 		read -r fx mode _ <<<"${spec[0]}"

@@ -11,7 +11,8 @@
 # together they hold >= 95%. Covered: instance and singleton methods of a
 # class in a module, blocks at one and two levels, a Ruby method that
 # yields, module and class bodies, rescue and ensure clauses (a rescue
-# in a block: "rescue in block in Handler#retrying"), module methods (include,
+# in a block: "rescue in block in Handler#retrying"; an exception passing
+# through ensure clauses, whose last instruction Ruby gives line 0), module methods (include,
 # module_function, def self.), define_method, an anonymous class, a
 # singleton method of a plain object, of an anonymous class, a
 # refinement's method (their object's address checked), C
@@ -98,6 +99,29 @@ labels rescue rescue \
 	'<main> {main-rescue};Handler#retrying {retrying-each};Array#each {retrying-each};block in Handler#retrying {retrying-begin};rescue in block in Handler#retrying {rescue-spin}'
 labels ensure ensure \
 	'<main> {main-ensure};Handler#cleanup {ensure-spin};ensure in Handler#cleanup {ensure-spin}'
+
+# An exception passing through 100 ensure clauses, again and again: each
+# clause's frame ends in the throw that passes the exception on, which
+# Ruby's compiler gives line 0 up to 3.3 (12.7% of the samples ended in
+# "ensure in Handler#unwind (rescues.rb:0)" before rbflame looked past
+# it), the line of 'ensure' in 3.4. Every clause's frame is on a line of
+# the clause, and some samples end in one.
+start_fixture unwind "$FX" unwind
+run_rbflame unwind 30 -p "$TPID" -s 2 -r 200 -o "$T/unwind.folded"
+expect_rc 0 "labels/unwind: rbflame -p PID -s 2 -r 200"
+assert_collapsed "$T/unwind.folded" "labels/unwind"
+in=$(expand_stack 'ensure in Handler#unwind {unwind-ensure}')
+at=$(expand_stack 'ensure in Handler#unwind {unwind-at}')
+read -r bad leaf t <<<"$(perl "$top_srcdir/tests/ruby/clause-lines.pl" \
+	"$T/unwind.folded" 'ensure in Handler#unwind' "$in" "$at")"
+say "labels/unwind: $leaf/$t samples end in the ensure clause, $bad put it off its lines"
+if [ "$bad" != 0 ]; then
+	grep -o 'ensure in Handler#unwind ([^)]*)' "$T/unwind.folded" |
+		sort | uniq -c >&2
+	fail "labels/unwind: $bad samples put the ensure clause's frame off its lines"
+fi
+[ "$leaf" -gt 0 ] || fail "labels/unwind: no sample ends in the ensure clause"
+kill_tracee "$TPID"
 
 FX=dynamic.rb
 labels define define \
