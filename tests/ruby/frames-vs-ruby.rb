@@ -23,7 +23,10 @@
 #  - code a string eval'd in a method (Module#class_eval and the like,
 #    the frame above, called from a frame of the same label): Ruby
 #    labels it as that method, in the file and line the eval was given;
-#    the file must exist (or be Ruby's "(eval...)");
+#    the file must exist (or be Ruby's "(eval...)"); code eval'd by
+#    Binding#eval (the frame above) is labelled as the binding's frame
+#    was, whatever called it (Rack's TOPLEVEL_BINDING.eval: "<main>"
+#    under Rack::Builder.new_from_string), and only its file is checked;
 #  - "<top (required)>", "<main>", "<class:X>", "<module:X>", "block in
 #    <class:X>"...: the file must exist and the line be one of its lines.
 # Labels of anonymous or refined owners ("#<Class:0x...>",
@@ -176,7 +179,8 @@ File.foreach(folded) do |line|
     if label.start_with?("#<")
       counted["anonymous or refined owner"] += n
       next
-    elsif i >= 2 && EVALS.include?(labels[i - 1]) && labels[i - 2] == label
+    elsif i >= 2 && ((EVALS.include?(labels[i - 1]) && labels[i - 2] == label) ||
+                     labels[i - 1] == "Binding#eval")
       if path.start_with?("(eval") || File.file?(path)
         counted["eval'd code"] += n
       else
