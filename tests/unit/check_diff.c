@@ -382,6 +382,46 @@ START_TEST(test_runs)
 END_TEST
 
 /*
+ * Shares whose runs' spread came out under one run's sampling error
+ * (sd 1 point where the floor is 1.45): a +3.5 points, 2.91 standard
+ * errors, is no failure with 3 runs a side (4 df, p 0.022 > 1%), where
+ * taking the floor as a known variance (the normal: p 0.0018) failed
+ * it; with 9 runs a side (5.1 standard errors) it fails.
+ */
+START_TEST(test_runs_floor)
+{
+	struct profile *b[3] = { run_ab(300), run_ab(310), run_ab(290) };
+	struct profile *n[3] = { run_ab(335), run_ab(345), run_ab(325) };
+	const struct profile *b9[9], *n9[9];
+	struct diff_result r;
+	const struct diff_row *w;
+
+	diff_compare_runs((const struct profile *const *)b, 3,
+			  (const struct profile *const *)n, 3, NULL, 3, &r);
+	w = row(&r, "a");
+	ck_assert(fabs(w->total_delta - 3.5) < 1e-9);
+	ck_assert(fabs(w->z - 2.914) < 0.001);
+	ck_assert(w->p > 0.01 && w->p < 0.03);
+	ck_assert(!w->significant);
+	ck_assert(!diff_row_fails(w, 3));
+	diff_result_fini(&r);
+	for (int i = 0; i < 9; i++) {
+		b9[i] = b[i % 3];
+		n9[i] = n[i % 3];
+	}
+	diff_compare_runs(b9, 9, n9, 9, NULL, 3, &r);
+	w = row(&r, "a");
+	ck_assert(w->significant);
+	ck_assert(diff_row_fails(w, 3));
+	diff_result_fini(&r);
+	for (int i = 0; i < 3; i++) {
+		profile_destroy(b[i]);
+		profile_destroy(n[i]);
+	}
+}
+END_TEST
+
+/*
  * One complete, weighted cpu-mode run of main -> a and main -> b, each
  * sample 10 ms: a_ms and b_ms of CPU time; complete false makes it an
  * attach's (shares).
@@ -640,6 +680,7 @@ main(void)
 	tcase_add_test(tc, test_markdown);
 	tcase_add_test(tc, test_t_dist);
 	tcase_add_test(tc, test_runs);
+	tcase_add_test(tc, test_runs_floor);
 	tcase_add_test(tc, test_time);
 	tcase_add_test(tc, test_time_threshold);
 	suite_add_tcase(s, tc);
