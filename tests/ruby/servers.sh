@@ -377,11 +377,14 @@ say "launch: exit 143, the profile written with both workers, the server gone"
 
 # Every frame of the Puma and Unicorn profiles in Puma's, Unicorn's and
 # Rack's files (or called from them), asked of a Ruby that loads them
-# and the app (frames-vs-ruby.rb; --native's profile is woven with
-# native frames and left out).
+# and the app the way the server does, LOAD (frames-vs-ruby.rb;
+# --native's profile is woven with native frames and left out). Unicorn
+# evals config.ru after a line of its own ("Rack::Builder.new {(\n"):
+# its app's lines are the file's + 1 (Shop::App#call is 27-30, where
+# Rack::Builder.parse_file makes it 26-29), as Ruby itself reports them.
 check_server_frames() {
-	local server=$1 folded=$2 libs
-	shift 2
+	local server=$1 folded=$2 load=$3 libs
+	shift 3
 	libs=$("$RUBY" -e 'require ARGV[0]; require "rack"
 		puts Gem.loaded_specs["rack"].full_gem_path
 		spec = Gem.loaded_specs[ARGV[0]]
@@ -390,11 +393,13 @@ check_server_frames() {
 		"$server" 2>"$T/libs.err") ||
 		fail "$server: cannot find its files: $(head -n 1 "$T/libs.err")"
 	frames_vs_ruby "$folded" "$server's profiles" 5000 "$libs" \
-		-r "$server" -r rack "$@" \
-		-e "Rack::Builder.parse_file('$SERVER/config.ru')"
+		-r "$server" -r rack "$@" -e "$load"
 }
 cat "$T/puma.folded" "$T/phased.folded" "$T/hot.folded" \
 	"$T/launch.folded" >"$T/puma-all.folded"
-check_server_frames puma "$T/puma-all.folded" -r nio -r puma/io_buffer
+check_server_frames puma "$T/puma-all.folded" \
+	"Rack::Builder.parse_file('$SERVER/config.ru')" \
+	-r nio -r puma/io_buffer
 cat "$T/unicorn.folded" "$T/upgrade.folded" >"$T/unicorn-all.folded"
-check_server_frames unicorn "$T/unicorn-all.folded"
+check_server_frames unicorn "$T/unicorn-all.folded" \
+	"Unicorn.builder('$SERVER/config.ru', nil).call(nil, Struct.new(:default_middleware).new(false))"
