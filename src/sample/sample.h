@@ -185,6 +185,7 @@ struct sample_memo {
 };
 /** Starts keeping the tick's samples (s->memo made on first use). */
 void sample_memo_begin(struct sampler *s);
+/** Stops keeping them. */
 void sample_memo_end(struct sampler *s);
 /** Adds the memo's samples again at this tick's weight, for a quiet
  * tick (whose base read is the memo's: only an exact read keeps one);

@@ -12,8 +12,9 @@
 # class in a module, blocks at one and two levels, a Ruby method that
 # yields, module and class bodies, rescue and ensure clauses (a rescue
 # in a block: "rescue in block in Handler#retrying"; an exception passing
-# through ensure clauses, whose last instruction Ruby gives line 0), module methods (include,
-# module_function, def self.), define_method, an anonymous class, a
+# through ensure clauses, whose closing throw Ruby gives line 0), module
+# methods (include, module_function, def self.), define_method, an
+# anonymous class, a
 # singleton method of a plain object, of an anonymous class, a
 # refinement's method (their object's address checked), C
 # functions (Integer#times, Array#each, Array#map, Kernel#sleep,
@@ -102,7 +103,7 @@ labels ensure ensure \
 
 # An exception passing through 100 ensure clauses, again and again: each
 # clause's frame ends in the throw that passes the exception on, which
-# Ruby's compiler gives line 0 up to 3.3 (12.7% of the samples ended in
+# Ruby's compiler gives line 0 up to 3.3 (36 of 398 samples had
 # "ensure in Handler#unwind (rescues.rb:0)" before rbflame looked past
 # it), the line of 'ensure' in 3.4. Every clause's frame is on a line of
 # the clause, and some samples end in one.
