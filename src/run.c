@@ -437,6 +437,12 @@ tracer_run(struct run_ctx *c)
 	/* cpu mode weighs by it; Ruby mode copies the stacks of threads it
 	 * shows idle (sample_stacks_same()). */
 	t.cputime = o->cpu || !o->native;
+	/* Wall mode: the kernel's log of each thread's switches answers
+	 * those proofs and the threads' states without a pread a thread a
+	 * tick (include/rbflame/switchlog.h); RBFLAME_NO_SWITCHLOG reads
+	 * /proc instead, for tests and bench to compare. */
+	t.switches = !o->native && !o->cpu &&
+		     !getenv("RBFLAME_NO_SWITCHLOG");
 	t.follow_forks = o->subprocesses;
 	t.regs_whole = o->native;
 	if (o->command) {
@@ -583,8 +589,9 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
 	if (debug_enabled)
-		fprintf(stderr, "; stacks of idle threads copied %llu; ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu), method entries' types kept %llu; idle threads taken from the last walk %llu, woken around the stop %llu, their lines left out of the fetches %llu; ticks of a process that had not run since, its last read recorded again %llu",
+		fprintf(stderr, "; stacks of idle threads copied %llu (by switch logs %llu); ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu), method entries' types kept %llu; idle threads taken from the last walk %llu, woken around the stop %llu, read asleep once for their switch logs %llu, their lines left out of the fetches %llu; ticks of a process that had not run since, its last read recorded again %llu",
 			(unsigned long long)st->stacks_reused,
+			(unsigned long long)st->reused_by_switches,
 			(unsigned long long)st->deferred,
 			(unsigned long long)st->deferred_refused,
 			(unsigned long long)st->frames_by_epoch,
@@ -592,6 +599,7 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->types_kept,
 			(unsigned long long)st->threads_by_walk,
 			(unsigned long long)st->woke_in_stop,
+			(unsigned long long)st->switch_marks,
 			(unsigned long long)st->lines_left_out,
 			(unsigned long long)st->quiet_ticks);
 	if (debug_enabled && st->rounds)

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -30,6 +31,7 @@
 #include "rbflame/error.h"
 #include "rbflame/proc.h"
 #include "rbflame/schedule.h"
+#include "rbflame/switchlog.h"
 #include "rbflame/target.h"
 #include "rbflame/xmalloc.h"
 
@@ -137,6 +139,49 @@ target_thread_next(struct target *t, struct target_thread *th)
 	return th;
 }
 
+/*
+ * Logs th's context switches (t->switches): a perf event and a ring of
+ * two pages a thread, locked memory, so SWITCHLOG_MAX threads at most,
+ * and a third file a thread beside its syscall and schedstat files:
+ * under a quarter of the open-file limit (1024 files: 256 threads), so
+ * that the output and the target's own files still open. A kernel that
+ * refuses one for want of support or permission refuses them all: not
+ * asked again. A thread without one is read through /proc.
+ */
+#define SWITCHLOG_MAX 512
+
+static size_t
+switches_max(void)
+{
+	static size_t max;
+	struct rlimit rl;
+
+	if (!max) {
+		max = SWITCHLOG_MAX;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 &&
+		    rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < max)
+			max = (size_t)(rl.rlim_cur / 4);
+	}
+	return max;
+}
+
+static void
+switches_open(struct target *t, struct target_thread *th)
+{
+	if (!t->switches || t->nswitches >= switches_max())
+		return;
+	th->switches = switchlog_open(th->tid);
+	if (th->switches) {
+		t->nswitches++;
+		return;
+	}
+	debug_msg("thread %d: no switch log: %s", (int)th->tid,
+		  strerror(errno));
+	if (errno == ENOSYS || errno == EACCES || errno == EPERM ||
+	    errno == EINVAL || errno == ENOENT || errno == EOPNOTSUPP)
+		t->switches = false;
+}
+
 static struct target_thread *
 thread_add(struct target *t, pid_t pid, pid_t tid)
 {
@@ -155,6 +200,7 @@ thread_add(struct target *t, pid_t pid, pid_t tid)
 		 (int)pid, (int)tid);
 	th->syscall_fd = open(path, O_RDONLY | O_CLOEXEC);
 	th->schedstat_fd = -1;
+	switches_open(t, th);
 	if (t->cputime) {
 		snprintf(path, sizeof(path), "%s/%d/task/%d/schedstat",
 			 proc_dir, (int)pid, (int)tid);
@@ -192,6 +238,11 @@ thread_remove(struct target *t, struct target_thread *th)
 	if (th->schedstat_fd >= 0)
 		close(th->schedstat_fd);
 	th->syscall_fd = th->schedstat_fd = -1;
+	if (th->switches) {
+		switchlog_close(th->switches);
+		th->switches = NULL;
+		t->nswitches--;
+	}
 	th->reap_next = t->gone;
 	t->gone = th;
 }

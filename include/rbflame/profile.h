@@ -229,6 +229,10 @@ struct profile_stats {
 				 * walk of the thread list */
 	uint64_t woke_in_stop;	/* ... proven idle before the stop, woken
 				 * by the check after it: dropped */
+	uint64_t reused_by_switches; /* ... of them, proven so by the
+				 * threads' switch logs */
+	uint64_t switch_marks;	/* threads whose switch log had nothing yet,
+				 * read asleep in their syscall file once */
 	uint64_t lines_left_out; /* lines of idle threads' last reads kept
 				  * out of the round's fetches */
 	uint64_t quiet_ticks;	/* ticks of a process none of whose threads

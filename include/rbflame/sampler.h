@@ -116,6 +116,7 @@ struct sampler {
 	int nstacks;		/* how many the last read filled */
 	uint64_t reads;		/* sample_stacks_read() calls: a syscall
 				 * file read during the last one is fresh */
+	uint64_t read_t0;	/* when the last one began (now_ns()) */
 	struct sample_mn *mn;	/* M:N threads' numbers, NULL until one */
 	/* --nonblocking: the previous read's frames, root first, and whose
 	 * they are (src/sample/ruby_tick.c) */

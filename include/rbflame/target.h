@@ -51,6 +51,9 @@ struct target_thread {
 				 * signal to pass on when resumed */
 	int syscall_fd;		/* /proc/PID/task/TID/syscall or -1 */
 	int schedstat_fd;	/* .../schedstat when t->cputime, else -1 */
+	struct switchlog *switches; /* its context switches when
+				 * t->switches and the kernel lets us, else
+				 * NULL (include/rbflame/switchlog.h) */
 	uint64_t interrupted_ns;	/* our PTRACE_INTERRUPT returned */
 	uint64_t stop_seen_ns;	/* waitpid reported the stop it asked for */
 	uint64_t interrupts;	/* PTRACE_INTERRUPTs sent to it (--debug
@@ -94,6 +97,10 @@ struct target {
 	bool exec_seen;		/* an exec replaced the image: maps changed */
 	bool cputime;		/* keep each thread's schedstat open
 				 * (cpu mode; Ruby mode's idle threads) */
+	bool switches;		/* log each thread's context switches
+				 * (Ruby mode's idle proofs and states);
+				 * cleared when the kernel refuses */
+	size_t nswitches;	/* threads logged, SWITCHLOG_MAX at most */
 	bool regs_whole;	/* a stop's registers are fetched whole
 				 * (PTRACE_GETREGS), never orig_rax first:
 				 * --native, whose stops are unwound */

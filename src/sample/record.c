@@ -351,8 +351,9 @@ sample_stack_state(struct sampler *s, const struct ruby_stack *st,
 		break;
 	case RUBY_STATE_NO_GVL:
 		/* Sleeping in the kernel: blocked; on a CPU: a C extension
-		 * working without the GVL. The thread's syscall file, open
-		 * since attach, tells which without an open per tick. */
+		 * working without the GVL. The thread's switch log tells
+		 * which without a system call; without one, its syscall
+		 * file, open since attach. */
 		kstate = 'S';
 		{
 			struct target_thread *th =
@@ -365,8 +366,12 @@ sample_stack_state(struct sampler *s, const struct ruby_stack *st,
 			if (s->vm.mn_threads && !st->main &&
 			    (!st->tid || tid_shared(s, st)))
 				th = NULL;
-			if (th && sample_syscall_now(s, th, &sc) == 0 &&
-			    sc.kind == PSC_RUNNING)
+			int ks = th ? sample_switch_state(th) : -1;
+
+			if (ks >= 0)
+				kstate = (char)ks;
+			else if (th && sample_syscall_now(s, th, &sc) == 0 &&
+				 sc.kind == PSC_RUNNING)
 				kstate = 'R';
 		}
 		*pstate = kstate == 'R' ? PROFILE_STATE_NO_GVL

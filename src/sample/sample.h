@@ -71,6 +71,9 @@ struct thread_priv {
 	 * tick of s->proofs_gen: the stack it gave (NULL: none) and the
 	 * CPU time read for it; used: a read took the stack from it, to
 	 * be checked again after the tick (sample_idle_recheck()). */
+	/* With a switch log: the moment it went off its CPU, before the
+	 * read of last began (0: it did not, or the log cannot say). */
+	uint64_t last_off;
 	uint64_t proof_gen;
 	const struct ruby_stack *proof;
 	uint64_t proof_ns;
@@ -248,6 +251,12 @@ void sample_idle_recheck(struct sampler *s, int n);
 /** Reads every Ruby stack into s->stacks: the count, or -1. */
 int sample_stacks_read(struct sampler *s);
 /** th's syscall file, as read during the last read of the stacks or now. */
+/** Whether th's switch log says it is on a CPU or waiting for one
+ * (false: it sleeps, or it has no log, or the log cannot say). */
+bool sample_switch_running(struct target_thread *th);
+/** th's kernel state from its switch log: 'R' (on a CPU, or runnable),
+ * 'S' (asleep), -1 (no log, or it cannot say). */
+int sample_switch_state(struct target_thread *th);
 int sample_syscall_now(struct sampler *s, struct target_thread *th,
 		       struct proc_syscall *sc);
 /** Lets the reader copy the stacks of threads idle since their last

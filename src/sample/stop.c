@@ -22,6 +22,7 @@
 #include "rbflame/ruby.h"
 #include "rbflame/sampler.h"
 #include "rbflame/schedule.h"
+#include "rbflame/switchlog.h"
 #include "rbflame/target.h"
 #include "rbflame/unwind.h"
 #include "rbflame/xmalloc.h"
@@ -42,6 +43,11 @@ in_nonrestartable(struct target_thread *th)
 {
 	struct proc_syscall sc;
 
+	/* On a CPU or waiting for one, as its switch log says: in no
+	 * sleep an interrupt could cut (the common case, a holder running
+	 * Ruby code), no pread. */
+	if (sample_switch_running(th))
+		return false;
 	return th->syscall_fd >= 0 &&
 	       proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
 	       proc_syscall_never_stop(th->pid, &sc);
@@ -416,6 +422,85 @@ idle_proof(struct sampler *s, struct target_thread *th,
 	return tp->last;
 }
 
+/*
+ * idle_proof() from the thread's switch log (struct target_thread's
+ * switches), no pread: the stack last read, while the thread was off its
+ * CPU since a moment before the read began, stands while the log says it
+ * is off since that same moment. A thread the log has not heard from
+ * since attach (asleep all along) is read asleep once in its syscall
+ * file, which marks it off from then (switchlog_mark_off()); its next
+ * read is the one that can be copied.
+ */
+static const struct ruby_stack *
+idle_proof_log(struct sampler *s, struct target_thread *th,
+	       struct thread_priv *tp)
+{
+	struct switchlog_view v;
+
+	tp->seen = true;
+	tp->seen_ns = 0;
+	tp->seen_read = s->reads;
+	switchlog_view(th->switches, &v);
+	if (v.state == SWL_UNKNOWN) {
+		uint64_t since = now_ns();
+		struct proc_syscall sc;
+
+		if (proc_syscall_read_fd(th->syscall_fd, &sc) == 0 &&
+		    sc.kind == PSC_BLOCKED) {
+			s->prof->stats.switch_marks++;
+			switchlog_mark_off(th->switches, since, &v);
+		}
+	}
+	if (v.state != SWL_OFF || !tp->last_ok || tp->last_off != v.off_since)
+		return NULL;
+	return tp->last;
+}
+
+/* The moment the read of a thread began, the tick's reads from
+ * sample_stacks_read(): a thread off its CPU since before it (and still,
+ * as the log says after the read) was read whole while it slept. The
+ * margin covers the log's clock (the kernel's fast monotonic clock)
+ * against ours. */
+#define OFF_MARGIN_NS 2000
+
+/* The thread's switch log after a read of its stack: the moment it
+ * went off its CPU if that was before the read began, else 0 (its next
+ * read is fresh). */
+static uint64_t
+off_before_read(const struct sampler *s, struct target_thread *th)
+{
+	struct switchlog_view v;
+
+	switchlog_view(th->switches, &v);
+	return v.state == SWL_OFF && v.off_since + OFF_MARGIN_NS <= s->read_t0
+		       ? v.off_since
+		       : 0;
+}
+
+bool
+sample_switch_running(struct target_thread *th)
+{
+	struct switchlog_view v;
+
+	if (!th->switches)
+		return false;
+	switchlog_view(th->switches, &v);
+	return v.state == SWL_ON || (v.state == SWL_OFF && v.preempted);
+}
+
+int
+sample_switch_state(struct target_thread *th)
+{
+	struct switchlog_view v;
+
+	if (!th->switches)
+		return -1;
+	switchlog_view(th->switches, &v);
+	if (v.state == SWL_UNKNOWN)
+		return -1;
+	return v.state == SWL_ON || v.preempted ? 'R' : 'S';
+}
+
 /* The thread of st, if it has the files an idle proof reads. */
 static struct target_thread *
 proof_thread(struct sampler *s, const struct ruby_stack *st)
@@ -426,7 +511,8 @@ proof_thread(struct sampler *s, const struct ruby_stack *st)
 	if (!st->tid || st->gone || s->vm.mn_threads)
 		return NULL;
 	th = sample_own_thread(s, st->tid);
-	if (!th || th->schedstat_fd < 0 || th->syscall_fd < 0)
+	if (!th || th->syscall_fd < 0 ||
+	    (!th->switches && th->schedstat_fd < 0))
 		return NULL;
 	return th;
 }
@@ -442,9 +528,10 @@ stack_unchanged(void *ctx, const struct ruby_stack *st)
 		return NULL;
 	tp = sample_priv(th);
 	if (!s->proofs_open || tp->proof_gen != s->proofs_gen)
-		return idle_proof(s, th, tp);
+		return th->switches ? idle_proof_log(s, th, tp)
+				    : idle_proof(s, th, tp);
 	/* Proven before the interrupt: no pread while the target waits. */
-	tp->seen = tp->proof_ns != 0;
+	tp->seen = th->switches || tp->proof_ns != 0;
 	tp->seen_ns = tp->proof_ns;
 	tp->seen_read = s->reads;
 	if (tp->proof) {
@@ -493,7 +580,8 @@ sample_idle_proofs(struct sampler *s)
 		if (!th)
 			continue;
 		tp = sample_priv(th);
-		tp->proof = idle_proof(s, th, tp);
+		tp->proof = th->switches ? idle_proof_log(s, th, tp)
+					 : idle_proof(s, th, tp);
 		tp->proof_ns = tp->seen ? tp->seen_ns : 0;
 		tp->proof_gen = s->proofs_gen;
 		tp->proof_used = false;
@@ -539,9 +627,17 @@ sample_idle_recheck(struct sampler *s, int n)
 		if (!tp->proof_used || tp->proof_gen != s->proofs_gen)
 			continue;
 		tp->proof_used = false;
-		if (proc_schedstat_read(th->schedstat_fd, &ns, &slices) == 0 &&
-		    ns == tp->last_ns && slices == tp->idle_slices)
+		if (th->switches) {
+			struct switchlog_view v;
+
+			switchlog_view(th->switches, &v);
+			if (v.state == SWL_OFF && v.off_since == tp->last_off)
+				continue;
+		} else if (proc_schedstat_read(th->schedstat_fd, &ns,
+					       &slices) == 0 &&
+			   ns == tp->last_ns && slices == tp->idle_slices) {
 			continue;
+		}
 		tp->idle = false;
 		st->nframes = 0;
 		s->prof->stats.woke_in_stop++;
@@ -567,15 +663,21 @@ stacks_keep(struct sampler *s, int n)
 		struct target_thread *th;
 		struct thread_priv *tp;
 
-		if (st->reused)
-			s->prof->stats.stacks_reused++;
-		if (st->reused || !st->tid || st->gone || s->deferring)
+		if (!st->tid || (!st->reused && (st->gone || s->deferring)))
 			continue;
 		th = sample_own_thread(s, st->tid);
+		if (st->reused) {
+			s->prof->stats.stacks_reused++;
+			if (th && th->switches)
+				s->prof->stats.reused_by_switches++;
+			continue;
+		}
 		if (!th || !th->priv)
 			continue;
 		tp = th->priv;
 		tp->last_ok = false;
+		if (th->switches)
+			tp->last_off = off_before_read(s, th);
 		/* Not a stack cut under [torn] by a read without a stop:
 		 * an idle thread's is no race, so maybe memory that stays
 		 * unreadable, for a later read to count failed, never to
@@ -646,6 +748,7 @@ sample_stacks_read(struct sampler *s)
 	}
 	was = *ruby_reader_stats(s->ruby);
 	s->reads++;
+	s->read_t0 = now_ns();
 	n = ruby_read_stacks(s->ruby, s->stacks, s->stacks_cap);
 	now = ruby_reader_stats(s->ruby);
 	s->prof->stats.frames_by_epoch +=

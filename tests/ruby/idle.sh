@@ -29,10 +29,16 @@
 #    copies is read once, not twice (fewer second reads than half the
 #    ticks, where there was one a tick), and the pacer is still seen
 #    where it is;
-#  - under strace, the holds read no thread's files: the idle proofs
-#    (schedstat, syscall) are taken before the interrupt and checked
-#    after the resume, fewer than 2 preads a hold on average where
-#    reading them in the hold took one a thread (some 26).
+#  - the proofs come from each thread's switch log (the kernel's record
+#    of its context switches, read in rbflame's memory): under strace,
+#    fewer preads in all than 2 a hold, where the /proc proofs took 2 a
+#    thread a tick;
+#  - the /proc proofs (RBFLAME_NO_SWITCHLOG=1, a kernel that refuses
+#    perf events): the holds read no thread's files, the idle proofs
+#    (schedstat, syscall) taken before the interrupt and checked after
+#    the resume, fewer than 2 preads a hold on average where reading
+#    them in the hold took one a thread (some 26); the pacer is seen
+#    where it is, its copies those proofs'.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -127,20 +133,54 @@ perl -e 'exit !(abs($ARGV[0] - 25) <= 12)' "$qa" ||
 # the preads of rbflame's tracer thread in between are what the target
 # waited for. (An ASan build's leak check cannot run under strace, a
 # tracer of its own: off for this run.)
-ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
-	strace -f -qq -e trace=ptrace,pread64 -o "$T/strace.out" \
-	"$RBFLAME" -p "$TPID" -s 2 -r 50 -o "$T/strace.folded" 2>"$T/strace.err" ||
-	fail "rbflame under strace: $(tail -n 2 "$T/strace.err")"
-read -r holds inhold all <<<"$(perl -ne '
-	my ($tid) = /^(\d+) /;
-	if (/ptrace\(PTRACE_(PEEKUSER|GETREGS),/) { $in{$tid} = 1; $h++ }
-	elsif (/ptrace\(PTRACE_CONT,/) { $in{$tid} = 0 }
-	elsif (/^\d+ pread64\(/) { $all++; $n++ if $in{$tid} }
-	END { printf "%d %d %d\n", $h, $n, $all }' "$T/strace.out")"
-say "under strace: $inhold of $all preads made in $holds holds"
+# strace_preads TAG [VAR=VALUE...]: "HOLDS IN-HOLDS ALL" preads of a 2 s
+# run at 50 Hz.
+strace_preads() {
+	local tag=$1
+	shift
+	env "$@" ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" \
+		strace -f -qq -e trace=ptrace,pread64 -o "$T/strace-$tag.out" \
+		"$RBFLAME" -p "$TPID" -s 2 -r 50 -o "$T/strace-$tag.folded" \
+		2>"$T/strace-$tag.err" ||
+		fail "rbflame under strace ($tag): $(tail -n 2 "$T/strace-$tag.err")"
+	perl -ne '
+		my ($tid) = /^(\d+) /;
+		if (/ptrace\(PTRACE_(PEEKUSER|GETREGS),/) { $in{$tid} = 1; $h++ }
+		elsif (/ptrace\(PTRACE_CONT,/) { $in{$tid} = 0 }
+		elsif (/^\d+ pread64\(/) { $all++; $n++ if $in{$tid} }
+		END { printf "%d %d %d\n", $h, $n, $all }' "$T/strace-$tag.out"
+}
+# The /proc proofs (RBFLAME_NO_SWITCHLOG=1, what a kernel that refuses
+# perf events gets): schedstat and syscall files read before the
+# interrupt and checked after the resume, fewer than 2 preads a hold on
+# average where reading them in the hold took one a thread (some 26).
+read -r holds inhold all <<<"$(strace_preads proc RBFLAME_NO_SWITCHLOG=1)"
+say "under strace, /proc proofs: $inhold of $all preads made in $holds holds"
 [ "$holds" -ge 20 ] || fail "under strace: only $holds holds in 2 s at 50 Hz"
 [ "$inhold" -lt $((2 * holds)) ] ||
 	fail "under strace: $inhold preads in $holds holds: the target waits for them"
+# The threads' switch logs (the default): the proofs and the states read
+# no file but once a thread (its first proof, asleep since before the
+# log), fewer preads in all than 2 a hold, where the /proc proofs took 2
+# a thread a tick (some 50).
+read -r holds2 inhold2 all2 <<<"$(strace_preads logs)"
+say "under strace, switch logs: $inhold2 of $all2 preads made in $holds2 holds"
+[ "$holds2" -ge 20 ] || fail "under strace: only $holds2 holds in 2 s at 50 Hz"
+[ "$all2" -lt $((2 * holds2)) ] ||
+	fail "switch logs: $all2 preads in $holds2 holds (the /proc proofs: $all in $holds)"
+# The copies the /proc proofs vouch for still show the pacer as it is.
+RBFLAME_NO_SWITCHLOG=1 run_rbflame proc 30 --debug --threads -p "$TPID" \
+	-s 4 -r 200 -o "$T/proc.folded"
+expect_rc 0 "RBFLAME_NO_SWITCHLOG=1 rbflame --debug --threads -p PID -s 4"
+copied=$(sed -n 's/.*; stacks of idle threads copied \([0-9]*\) (by switch logs \([0-9]*\)).*/\1 \2/p' \
+	"$T/proc.err" | tail -n 1)
+read -r qa qb <<<"$(pacer_share "$T/proc.folded")"
+say "/proc proofs: $copied stacks copied (all, by switch logs); nap_a $qa%, nap_b $qb%"
+case $copied in
+"" | 0\ * | *\ [1-9]*) fail "RBFLAME_NO_SWITCHLOG=1: copies ${copied:-?}" ;;
+esac
+perl -e 'exit !(abs($ARGV[0] - 25) <= 12)' "$qa" ||
+	fail "/proc proofs: nap_a $qa% of its naps, not about 25%"
 
 # Every thread asleep: the GVL is free at most ticks and nothing is
 # stopped; a read that copied every stack under its proofs stands
