@@ -451,7 +451,8 @@ idle_proof_log(struct sampler *s, struct target_thread *th,
 			switchlog_mark_off(th->switches, since, &v);
 		}
 	}
-	if (v.state != SWL_OFF || !tp->last_ok || tp->last_off != v.off_since)
+	if (v.state != SWL_OFF || v.preempted || !tp->last_ok ||
+	    tp->last_off != v.off_since)
 		return NULL;
 	return tp->last;
 }
@@ -472,7 +473,8 @@ off_before_read(const struct sampler *s, struct target_thread *th)
 	struct switchlog_view v;
 
 	switchlog_view(th->switches, &v);
-	return v.state == SWL_OFF && v.off_since + OFF_MARGIN_NS <= s->read_t0
+	return v.state == SWL_OFF && !v.preempted &&
+		       v.off_since + OFF_MARGIN_NS <= s->read_t0
 		       ? v.off_since
 		       : 0;
 }
