@@ -144,10 +144,10 @@ strace_preads() {
 		2>"$T/strace-$tag.err" ||
 		fail "rbflame under strace ($tag): $(tail -n 2 "$T/strace-$tag.err")"
 	perl -ne '
-		my ($tid) = /^(\d+) /;
+		my ($tid) = /^(\d+)\s/;
 		if (/ptrace\(PTRACE_(PEEKUSER|GETREGS),/) { $in{$tid} = 1; $h++ }
 		elsif (/ptrace\(PTRACE_CONT,/) { $in{$tid} = 0 }
-		elsif (/^\d+ pread64\(/) { $all++; $n++ if $in{$tid} }
+		elsif (/^\d+\s+pread64\(/) { $all++; $n++ if $in{$tid} }
 		END { printf "%d %d %d\n", $h, $n, $all }' "$T/strace-$tag.out"
 }
 # The /proc proofs (RBFLAME_NO_SWITCHLOG=1, what a kernel that refuses
@@ -157,6 +157,10 @@ strace_preads() {
 read -r holds inhold all <<<"$(strace_preads proc RBFLAME_NO_SWITCHLOG=1)"
 say "under strace, /proc proofs: $inhold of $all preads made in $holds holds"
 [ "$holds" -ge 20 ] || fail "under strace: only $holds holds in 2 s at 50 Hz"
+# strace pads a pid shorter than 5 digits: a parse that found no pread
+# here would pass everything below.
+[ "$all" -gt "$holds" ] ||
+	fail "under strace, /proc proofs: only $all preads in $holds holds: not parsed?"
 [ "$inhold" -lt $((2 * holds)) ] ||
 	fail "under strace: $inhold preads in $holds holds: the target waits for them"
 # The threads' switch logs (the default): the proofs and the states read
