@@ -424,9 +424,13 @@ idle_proof(struct sampler *s, struct target_thread *th,
 
 /*
  * idle_proof() from the thread's switch log (struct target_thread's
- * switches), no pread: the stack last read, while the thread was off its
- * CPU since a moment before the read began, stands while the log says it
- * is off since that same moment. A thread the log has not heard from
+ * switches), no pread: the stack last read, while the thread was asleep
+ * (off its CPU, not preempted) since a moment before the read began,
+ * stands while the log says it is asleep since that same moment. A
+ * preempted thread is read, as the /proc proofs read it: copies of one
+ * gave impossible stacks under --nonblocking beside a loaded CPU (2 of 3
+ * runs of tests/ruby/nonblocking.sh), for a reason not found. A thread
+ * the log has not heard from
  * since attach (asleep all along) is read asleep once in its syscall
  * file, which marks it off from then (switchlog_mark_off()); its next
  * read is the one that can be copied.
