@@ -119,12 +119,28 @@ thread_group(struct target *t, pid_t tid)
 	return tgid;
 }
 
+/* A thread by tid: its slot of the lookup table first (a tick looks
+ * its threads up several times each, and the list's walk, a cold node
+ * a thread, was 2.1% of rbflame's CPU on a loaded Puma, perf), then the
+ * list, which refills the slot. */
+static size_t
+find_slot(pid_t tid)
+{
+	return (size_t)tid & (TARGET_FIND_SLOTS - 1);
+}
+
 struct target_thread *
 target_thread_find(struct target *t, pid_t tid)
 {
+	struct target_thread **slot = &t->find[find_slot(tid)];
+
+	if (*slot && (*slot)->tid == tid)
+		return *slot;
 	for (struct target_thread *th = t->threads; th; th = th->next)
-		if (th->tid == tid)
+		if (th->tid == tid) {
+			*slot = th;
 			return th;
+		}
 	return NULL;
 }
 
@@ -231,6 +247,8 @@ thread_remove(struct target *t, struct target_thread *th)
 	else
 		t->threads_tail = th->prev;
 	/* th->next stays: a walk standing on th goes on from there. */
+	if (t->find[find_slot(th->tid)] == th)
+		t->find[find_slot(th->tid)] = NULL;
 	t->nthreads--;
 	th->state = TS_GONE;
 	if (th->syscall_fd >= 0)

@@ -89,6 +89,8 @@ struct target_stats {
 	uint64_t eintr_fixups;	/* interrupted syscalls turned into restarts */
 };
 
+#define TARGET_FIND_SLOTS 128	/* target_thread_find()'s table */
+
 struct target {
 	pid_t pid;
 	bool launched;
@@ -111,6 +113,9 @@ struct target {
 	struct target_thread *threads, *threads_tail; /* live, oldest first
 				 * (walk with target_thread_next()) */
 	size_t nthreads;
+	/* target_thread_find()'s table: a live thread's slot by tid, or
+	 * NULL (emptied as its thread goes) */
+	struct target_thread *find[TARGET_FIND_SLOTS];
 	struct target_thread *gone;	/* freed at the next target_poll() */
 	int sigchld_fd;		/* signalfd for SIGCHLD */
 	sigset_t wait_mask;	/* mask while waiting (lets SIGINT in) */
