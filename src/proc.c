@@ -897,6 +897,62 @@ proc_schedstat_read_fd(int fd, uint64_t *run_ns)
 	return proc_schedstat_read(fd, run_ns, NULL);
 }
 
+int
+proc_cpu_pressure_open(void)
+{
+	char path[64];
+
+	snprintf(path, sizeof(path), "%s/pressure/cpu", proc_dir);
+	return open(path, O_RDONLY | O_CLOEXEC);
+}
+
+int
+proc_cpu_pressure_parse(const char *text, uint64_t *some_us, double *avg10)
+{
+	const char *nl = strchr(text, '\n');
+	const char *p = strstr(text, " total=");
+	const char *a = strstr(text, " avg10=");
+	char *end;
+	unsigned long long v;
+	double pct;
+
+	if (strncmp(text, "some ", 5) != 0 || !p || (nl && p > nl) || !a ||
+	    a > p)
+		return -1;
+	a += strlen(" avg10=");
+	if (!isdigit((unsigned char)*a))
+		return -1;
+	pct = strtod(a, &end);
+	if (*end != ' ' || pct < 0 || pct > 100)
+		return -1;
+	p += strlen(" total=");
+	if (!isdigit((unsigned char)*p))
+		return -1;
+	errno = 0;
+	v = strtoull(p, &end, 10);
+	if (errno || (*end != '\n' && *end != '\0' && *end != ' '))
+		return -1;
+	*some_us = v;
+	if (avg10)
+		*avg10 = pct;
+	return 0;
+}
+
+int
+proc_cpu_pressure_read(int fd, uint64_t *some_us, double *avg10)
+{
+	char buf[256];
+	ssize_t n;
+
+	if (fd < 0)
+		return -1;
+	n = pread(fd, buf, sizeof(buf) - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	return proc_cpu_pressure_parse(buf, some_us, avg10);
+}
+
 /* x86_64 numbers (configure accepts no other host) for C libraries
  * older than these calls. */
 #ifndef SYS_io_pgetevents

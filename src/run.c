@@ -177,15 +177,19 @@ children_fini(struct children *k, struct target *t)
  * has its interrupt given up, never left stopped.
  */
 static void
-tick_all(struct target *t, struct sampler *s, struct children *k)
+tick_all(struct target *t, struct sampler *s, struct children *k,
+	 bool contended)
 {
 	struct target_process *p = target_process_find(t, s->pid);
 	bool counted = p && !p->exited;
 
+	s->cpu_contended = contended;
 	sampler_tick_begin(s);
 	for (size_t i = 0; i < k->n; i++)
-		if (k->v[i].s)
+		if (k->v[i].s) {
+			k->v[i].s->cpu_contended = contended;
 			sampler_tick_begin(k->v[i].s);
+		}
 	s->count_ticks = true;
 	sampler_tick(s);
 	for (size_t i = 0; i < k->n; i++) {
@@ -279,6 +283,62 @@ realtime_end(bool rt)
 		sched_setscheduler(0, SCHED_OTHER, &sp);
 }
 
+/*
+ * Whether the host's CPUs are contended, for the holds' warm fetch
+ * (prefetch_warm() in src/sample/stop.c): over the last second, some
+ * task waited for a CPU PRESSURE_BUSY_PCT of the time or more, as the
+ * kernel's CPU pressure counts it (/proc/pressure/cpu, "some").
+ * bench/server's Puma under ab on 2 CPUs: 54-61%; a target spinning
+ * beside rbflame: 0%. Without the file, never (every fetch warmed).
+ */
+#define PRESSURE_WINDOW_NS 1000000000ull
+#define PRESSURE_BUSY_PCT 10
+
+struct pressure {
+	int fd;			/* /proc/pressure/cpu, or -1 */
+	uint64_t some_us;	/* its "some" total at at_ns */
+	uint64_t at_ns;
+	bool contended;		/* over the last window */
+};
+
+/* The first window's answer is the kernel's own average of the last
+ * 10 seconds. */
+static void
+pressure_init(struct pressure *pr, uint64_t now)
+{
+	double avg10 = 0;
+
+	pr->contended = false;
+	pr->at_ns = now;
+	pr->fd = proc_cpu_pressure_open();
+	if (pr->fd < 0)
+		return;
+	if (proc_cpu_pressure_read(pr->fd, &pr->some_us, &avg10) < 0) {
+		close(pr->fd);
+		pr->fd = -1;
+		return;
+	}
+	pr->contended = avg10 >= PRESSURE_BUSY_PCT;
+}
+
+static void
+pressure_update(struct pressure *pr, uint64_t now)
+{
+	uint64_t some;
+
+	if (pr->fd < 0 || now - pr->at_ns < PRESSURE_WINDOW_NS)
+		return;
+	if (proc_cpu_pressure_read(pr->fd, &some, NULL) < 0) {
+		pr->contended = false;
+		return;
+	}
+	pr->contended = some >= pr->some_us &&
+			(some - pr->some_us) * 1000 * 100 >=
+				(now - pr->at_ns) * PRESSURE_BUSY_PCT;
+	pr->some_us = some;
+	pr->at_ns = now;
+}
+
 static void
 sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 	    struct tree *tree)
@@ -293,7 +353,10 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 	struct children kids = { 0 };
 
 	bool rt = realtime_begin(o);
+	struct pressure pr;
 
+	pressure_init(&pr, start);
+	c->prof->stats.cpu_pressure = pr.fd >= 0;
 	schedule_init(&sched, start, o->rate, start ^ (uint64_t)getpid());
 	while (!stop_flag && target_alive(t) && !s->fatal) {
 		uint64_t now = now_ns(), done;
@@ -317,13 +380,15 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 			target_poll(t, wake - now);
 			continue;
 		}
+		pressure_update(&pr, now);
 		if (t->follow_forks || t->nprocs > 1) {
 			if (t->follow_forks && !t->launched)
 				tree_rescan(tree, t, now);
 			children_sync(&kids, t, s);
 			now = now_ns();
-			tick_all(t, s, &kids);
+			tick_all(t, s, &kids, pr.contended);
 		} else {
+			s->cpu_contended = pr.contended;
 			sampler_tick(s);
 		}
 		done = now_ns();
@@ -335,6 +400,8 @@ sample_loop(struct run_ctx *c, struct target *t, struct sampler *s,
 		target_take_signals(t);
 	}
 	realtime_end(rt);
+	if (pr.fd >= 0)
+		close(pr.fd);
 	c->prof->stats.duration_s = (now_ns() - start) / 1e9;
 	if (c->w)
 		c->w->watch(c->w->arg, c->prof, now_ns() - start, true);
@@ -602,6 +669,13 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->switch_marks,
 			(unsigned long long)st->lines_left_out,
 			(unsigned long long)st->quiet_ticks);
+	if (debug_enabled && st->cpu_pressure)
+		fprintf(stderr, "; holds' fetches warmed %llu, not warmed as the CPUs were contended %llu",
+			(unsigned long long)st->warm_fetches,
+			(unsigned long long)st->warm_skipped);
+	else if (debug_enabled)
+		fprintf(stderr, "; holds' fetches warmed %llu (no /proc/pressure/cpu: whatever the host's load)",
+			(unsigned long long)st->warm_fetches);
 	if (debug_enabled && st->rounds)
 		fprintf(stderr, "; rounds took %.1f us mean, %.1f us max",
 			st->round_ns_total / 1e3 / st->rounds,

@@ -169,6 +169,26 @@ int proc_schedstat_read(int fd, uint64_t *run_ns, uint64_t *slices);
 int proc_run_delay(pid_t pid, uint64_t *wait_ns);
 
 /**
+ * The host's CPU pressure file (/proc/pressure/cpu, the kernel's PSI),
+ * opened for proc_cpu_pressure_read(); -1 where the kernel has none
+ * (before 4.20, or psi=0).
+ */
+int proc_cpu_pressure_open(void);
+/**
+ * How long, in microseconds since boot, some task waited for a CPU
+ * (the total of the file's "some" line), and the share of the last 10
+ * seconds it did, in percent (its avg10; avg10 may be NULL): pread at 0
+ * through fd. 0 or -1.
+ */
+int proc_cpu_pressure_read(int fd, uint64_t *some_us, double *avg10);
+/**
+ * proc_cpu_pressure_read()'s parse of the file's text: 0 or -1 (no
+ * "some" line first, or no avg10 or total on it).
+ */
+int proc_cpu_pressure_parse(const char *text, uint64_t *some_us,
+			    double *avg10);
+
+/**
  * What rbflame does about a thread blocked in a syscall that one of its
  * stops would make fail (doc/syscalls.md). Calls not in the table are
  * restarted by the kernel after a stop without a handler (-ERESTARTSYS,

@@ -235,6 +235,10 @@ struct profile_stats {
 				 * read asleep in their syscall file once */
 	uint64_t lines_left_out; /* lines of idle threads' last reads kept
 				  * out of the round's fetches */
+	uint64_t warm_fetches;	/* fetches that warmed a hold (stop.c) */
+	uint64_t warm_skipped;	/* ... left out, the host's CPUs contended */
+	int cpu_pressure;	/* 1: the host's CPU pressure was read
+				 * (run.c); 0: no /proc/pressure/cpu */
 	uint64_t quiet_ticks;	/* ticks of a process none of whose threads
 				 * ran since the last read: recorded again */
 	double duration_s;	/* how long sampling ran */

@@ -168,6 +168,9 @@ struct sampler {
 	uint64_t quiet_now_ns;	/* the CPU time before this tick's */
 	struct sample_memo *memo; /* what the last read recorded, for a
 				 * quiet tick to add again (ruby_tick.c) */
+	bool cpu_contended;	/* set by the run loop each round: the
+				 * host's CPUs were contended over the last
+				 * second (no warm fetch, stop.c) */
 	bool prestop_free;	/* sampler_tick_begin() found the GVL free
 				 * and no thread waiting for it: its fetch
 				 * and idle proofs are the tick's */

@@ -13,7 +13,8 @@
 # each hold lies inside its own sample's stop, so every quantile of the
 # holds is at most the same quantile of the stops. Then, with --debug:
 # most frames served by the GC count, unchecked, and on churn.rb (minor
-# GCs all the time) by the count of major GCs (see the end).
+# GCs all the time) by the count of major GCs (see the end); and with
+# the host's CPUs contended, the holds' fetches not warmed.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -80,6 +81,38 @@ say "method entries' types kept: ${kept:-none} for $frames frames"
 # Churn#run, Churn#down and its block, which the GC count alone serves
 # only within the read that checked them. And the fixture's GCs were
 # minor ones: more than 50 in the run (its last line, "gc COUNT MAJOR").
+# The hold's warm fetch (prefetch_warm() in src/sample/stop.c) spends
+# rbflame's CPU to shorten the hold, which pays while a CPU is free:
+# with the host's CPUs contended (the kernel's CPU pressure, "some",
+# over a second at 10% or more) it is left out. Two spinners more than
+# the host has CPUs, and deep.rb profiled 3 s: most holds' fetches not
+# warmed. (The fetches warmed when no CPU is contended are not asserted:
+# make check -j runs other tests beside this one.)
+if [ -r /proc/pressure/cpu ]; then
+	for _ in $(seq $(($(nproc) + 2))); do
+		perl -e '1 while 1' &
+		track $!
+	done
+	sleep 1.5
+	run_rbflame contended 30 --debug -p "$TPID" -s 3 -r 200 \
+		-o "$T/contended.folded"
+	expect_rc 0 "rbflame --debug -p PID -s 3 -r 200 (CPUs contended)"
+	assert_collapsed "$T/contended.folded" "held --debug (CPUs contended)"
+	warm=$(grep -o "holds' fetches warmed [0-9]*, not warmed as the CPUs were contended [0-9]*" \
+		"$T/contended.err" | grep -o '[0-9]*' | tr '\n' ' ')
+	say "CPUs contended: holds' fetches warmed, not warmed: ${warm:-none}"
+	set -- $warm
+	[ -n "${2:-}" ] && [ "$2" -gt 0 ] && [ $(($2 * 2)) -gt $(($1 + $2)) ] ||
+		fail "CPUs contended: holds' fetches warmed ${1:-?}, not warmed ${2:-?}: want most not warmed"
+	for p in $PIDS; do
+		[ "$p" = "$TPID" ] && continue
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+else
+	say "no /proc/pressure/cpu (a kernel without PSI): every fetch warms, not tested"
+fi
+
 start_fixture churn churn.rb 4
 run_rbflame churn 30 --debug -p "$TPID" -s 2 -r 200 -o "$T/churn.folded"
 expect_rc 0 "rbflame --debug -p PID -s 2 -r 200 (churn.rb)"

@@ -352,6 +352,92 @@ START_TEST(test_run_delay)
 }
 END_TEST
 
+START_TEST(test_cpu_pressure_parse)
+{
+	uint64_t us = 0;
+	double avg = -1;
+
+	ck_assert_int_eq(proc_cpu_pressure_parse(
+				 "some avg10=25.12 avg60=7.10 avg300=18.74 "
+				 "total=4512588044\n"
+				 "full avg10=0.00 avg60=0.00 avg300=0.00 "
+				 "total=0\n",
+				 &us, &avg),
+			 0);
+	ck_assert_uint_eq(us, 4512588044ull);
+	ck_assert(avg > 25.11 && avg < 25.13);
+	ck_assert_int_eq(proc_cpu_pressure_parse(
+				 "some avg10=0.00 avg60=0.00 avg300=0.00 "
+				 "total=17",
+				 &us, NULL),
+			 0);
+	ck_assert_uint_eq(us, 17);
+	/* The "full" line's total is not the one; garbage, no total,
+	 * a share past 100%. */
+	us = 3;
+	ck_assert_int_eq(proc_cpu_pressure_parse(
+				 "full avg10=0.00 avg60=0.00 avg300=0.00 "
+				 "total=9\n",
+				 &us, &avg),
+			 -1);
+	ck_assert_int_eq(proc_cpu_pressure_parse(
+				 "some avg10=1.00 avg60=0.00 avg300=0.00\n"
+				 "full avg10=0.00 avg60=0.00 avg300=0.00 "
+				 "total=9\n",
+				 &us, &avg),
+			 -1);
+	ck_assert_int_eq(proc_cpu_pressure_parse(
+				 "some avg10=x avg60=0 avg300=0 total=5\n",
+				 &us, &avg),
+			 -1);
+	ck_assert_int_eq(proc_cpu_pressure_parse(
+				 "some avg10=100.50 avg60=0 avg300=0 total=5\n",
+				 &us, &avg),
+			 -1);
+	ck_assert_int_eq(proc_cpu_pressure_parse(
+				 "some avg10=1.00 avg60=0 avg300=0 total=5x\n",
+				 &us, &avg),
+			 -1);
+	ck_assert_int_eq(proc_cpu_pressure_parse("", &us, &avg), -1);
+	ck_assert_uint_eq(us, 3);
+}
+END_TEST
+
+/* Two spinners on one CPU: one waits for it all the time, and the
+ * host's CPU pressure counts that wait (the run loop's test for a
+ * contended host, src/run.c). */
+START_TEST(test_cpu_pressure)
+{
+	int fd = proc_cpu_pressure_open();
+	uint64_t t0 = 0, t1 = 0;
+	double avg10;
+	pid_t a, b;
+
+	if (fd < 0) {
+		/* A kernel feature (PSI), nothing CI can install. */
+		printf("test_cpu_pressure: no /proc/pressure/cpu here: %s\n",
+		       strerror(errno));
+		return;
+	}
+	a = spinner(400);
+	b = spinner(400);
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_gt(b, 0);
+	usleep(50000);
+	ck_assert_int_eq(proc_cpu_pressure_read(fd, &t0, &avg10), 0);
+	ck_assert(avg10 >= 0 && avg10 <= 100);
+	usleep(300000);
+	ck_assert_int_eq(proc_cpu_pressure_read(fd, &t1, NULL), 0);
+	/* The kernel weighs each CPU's share by its busy time: CPU 0's
+	 * 100% counts at least half on a host whose other CPUs are all
+	 * busy without contention, more where they idle; 20% asked. */
+	ck_assert_uint_gt(t1 - t0, 60000ull);
+	waitpid(a, NULL, 0);
+	waitpid(b, NULL, 0);
+	close(fd);
+}
+END_TEST
+
 START_TEST(test_nspid_parse)
 {
 	pid_t ids[4];
@@ -611,6 +697,8 @@ main(void)
 	tcase_add_test(tc, test_stat_ppid);
 	tcase_add_test(tc, test_environ);
 	tcase_add_test(tc, test_run_delay);
+	tcase_add_test(tc, test_cpu_pressure_parse);
+	tcase_add_test(tc, test_cpu_pressure);
 	tcase_add_test(tc, test_run_delay_file);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
