@@ -2012,18 +2012,47 @@ ruby_reader_stats(const struct ruby_reader *r)
 	return &r->stats;
 }
 
+/* The GVL's owner field (an rb_thread_t *, 0 while the GVL is free), or
+ * 0 when the layout has none or the thread list was never walked (the
+ * main ractor not known yet: it is set once, at boot). */
+static uint64_t
+gvl_owner_field(const struct ruby_reader *r)
+{
+	const struct ruby_layout *L = r->L;
+
+	if (L->threads == RUBY_LAYOUT_THREADS_RACTOR)
+		return L->ractor_gvl_owner != RUBY_LAYOUT_NONE && r->main_ractor
+			       ? r->main_ractor + L->ractor_gvl_owner
+			       : 0;
+	return L->vm_gvl_owner != RUBY_LAYOUT_NONE ? r->vm.vm + L->vm_gvl_owner
+						   : 0;
+}
+
+/*
+ * With an owner field, the owner is the holder's thread: its tid from
+ * the last walk, one line read in all. The list's head, its count and
+ * the owner's ec (read back to the same thread) are no part of the
+ * answer: under bench/server's loaded Puma they were four of the five
+ * lines a lookup read, one process_vm_readv each, and a tick looks up
+ * the holder once or, while the GVL is in transit, a few times.
+ */
 int
 ruby_gvl_holder(struct ruby_reader *r, pid_t *tid)
 {
 	struct thread_list tl;
-	uint64_t th;
+	uint64_t field = gvl_owner_field(r), th;
 
 	*tid = 0;
-	if (thread_list(r, &tl) < 0)
-		return -1;
-	if (!tl.running_ec)
-		return 0;
-	th = rd64(r, tl.running_ec + r->L->ec_thread_ptr);
+	r->bad = false;
+	if (field) {
+		th = rd64(r, field);
+	} else {
+		if (thread_list(r, &tl) < 0)
+			return -1;
+		if (!tl.running_ec)
+			return 0;
+		th = rd64(r, tl.running_ec + r->L->ec_thread_ptr);
+	}
 	if (r->bad)
 		return -1;
 	*tid = th ? walk_tid(r, th) : 0;
@@ -2035,16 +2064,9 @@ ruby_gvl_holder(struct ruby_reader *r, pid_t *tid)
 int
 ruby_gvl_owned(struct ruby_reader *r)
 {
-	const struct ruby_layout *L = r->L;
-	uint64_t field = 0, owner;
+	uint64_t field = gvl_owner_field(r), owner;
 	pid_t tid;
 
-	if (L->threads == RUBY_LAYOUT_THREADS_RACTOR) {
-		if (L->ractor_gvl_owner != RUBY_LAYOUT_NONE && r->main_ractor)
-			field = r->main_ractor + L->ractor_gvl_owner;
-	} else if (L->vm_gvl_owner != RUBY_LAYOUT_NONE) {
-		field = r->vm.vm + L->vm_gvl_owner;
-	}
 	if (!field) {
 		/* No owner field (or the list not walked yet): the holder's
 		 * lookup, which knows the last thread to run. */
