@@ -570,6 +570,10 @@ tracer_run(struct run_ctx *c)
 			debug_msg("thread %d of process %d: %llu interrupts",
 				  (int)th->tid, (int)th->pid,
 				  (unsigned long long)th->interrupts);
+	debug_msg("stops awaited asleep at once, the interrupt latency past "
+		  "the spin: %llu (latency %.1f us, moving average)",
+		  (unsigned long long)t.stats.waits_unspun,
+		  t.latency_avg_ns / 1e3);
 	/* Leave every thread running; our exit detaches them. */
 	target_release(&t);
 	/* A launched command followed to its exit: the recording holds the

@@ -87,6 +87,8 @@ struct target_stats {
 	uint64_t signals_forwarded;
 	uint64_t threads_seen;
 	uint64_t eintr_fixups;	/* interrupted syscalls turned into restarts */
+	uint64_t waits_unspun;	/* stops awaited asleep at once: the host's
+				 * interrupt latency is past the spin */
 };
 
 #define TARGET_FIND_SLOTS 128	/* target_thread_find()'s table */
@@ -117,6 +119,8 @@ struct target {
 	 * NULL (emptied as its thread goes) */
 	struct target_thread *find[TARGET_FIND_SLOTS];
 	struct target_thread *gone;	/* freed at the next target_poll() */
+	uint64_t latency_avg_ns;	/* interrupt latency, moving average
+				 * (1/8 weight to each stop) */
 	int sigchld_fd;		/* signalfd for SIGCHLD */
 	sigset_t wait_mask;	/* mask while waiting (lets SIGINT in) */
 	volatile sig_atomic_t *stop_flag; /* set by a signal handler */
