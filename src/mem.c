@@ -532,7 +532,11 @@ live_prefetch_sorted(struct mem *m, const uint64_t *want, size_t nwant)
 	bool ok[PREFETCH_MAX];
 	size_t k = 0;
 
-	if (lv->use_peek)
+	/* Cache-only (a stop's fetch decoded after the resume): a fetch
+	 * now would read the running target into what the reads take for
+	 * the stop's moment; the lines it wanted are refused and noted
+	 * as the reads ask for them. */
+	if (lv->use_peek || lv->cache_only)
 		return;
 	/* In address order, each line once, for readv_resume() to join
 	 * neighbours (lines_sorted(): sorted as a whole, since inserting

@@ -317,6 +317,39 @@ START_TEST(test_cache_only)
 }
 END_TEST
 
+/*
+ * While cache-only (a stop's fetch decoded after the resume), a
+ * prefetch reads nothing: the reader's own prefetches (iseqs, method
+ * entries) would bring the running target's memory into what the reads
+ * take for the stop's moment. The read it prepared is refused instead.
+ */
+START_TEST(test_cache_only_prefetch)
+{
+	struct mem *m = mem_create_live(getpid());
+	static char page[1024] __attribute__((aligned(512)));
+	uint64_t calls, addr = (uintptr_t)page + 600;
+	char c;
+
+	page[600] = 'a';
+	mem_flush(m);
+	ck_assert(mem_cache_only(m, true));
+	calls = m->stats.syscalls;
+	mem_prefetch(m, &addr, 1);
+	ck_assert_uint_eq(m->stats.syscalls, calls);
+	errno = 0;
+	ck_assert_int_eq(mem_read(m, addr, &c, 1), -1);
+	ck_assert_int_eq(errno, EAGAIN);
+	ck_assert_uint_eq(mem_refused(m), 1);
+	/* Off again, the same prefetch fetches. */
+	ck_assert(mem_cache_only(m, false));
+	mem_prefetch(m, &addr, 1);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	ck_assert_int_eq(mem_read(m, addr, &c, 1), 0);
+	ck_assert_int_eq(c, 'a');
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	mem_destroy(m);
+}
+END_TEST
 
 /*
  * Lines by owner: what an owner read last is left out of the next
@@ -408,6 +441,7 @@ main(void)
 	tcase_add_test(tc, test_prefetch_joins);
 	tcase_add_test(tc, test_lines_apart);
 	tcase_add_test(tc, test_cache_only);
+	tcase_add_test(tc, test_cache_only_prefetch);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
