@@ -671,6 +671,62 @@ mem_prefetch(struct mem *m, const uint64_t *addrs, size_t n)
 }
 
 void
+mem_prefetch_ranges(struct mem *m, const struct mem_range *r, size_t n)
+{
+	struct live *lv;
+	uint64_t want[PREFETCH_MAX];
+	size_t k = 0;
+
+	if (!m || m->ops != &live_ops)
+		return;
+	lv = m->priv;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t first, last;
+
+		if (!r[i].len || r[i].addr + r[i].len < r[i].addr)
+			continue;
+		first = r[i].addr & ~(uint64_t)(LINE_SIZE - 1);
+		last = (r[i].addr + r[i].len - 1) & ~(uint64_t)(LINE_SIZE - 1);
+		/* large_read() serves such a range from the cache only
+		 * below LARGE_LINES lines; above, a fetch is wasted. */
+		if ((last - first) / LINE_SIZE >= LARGE_LINES)
+			continue;
+		for (uint64_t la = first; la <= last && k < PREFETCH_MAX;
+		     la += LINE_SIZE)
+			if (!line_find(lv, la))
+				want[k++] = la;
+	}
+	if (k)
+		live_prefetch(m, want, k);
+}
+
+int
+mem_peek_cached(struct mem *m, uint64_t addr, void *buf, size_t len)
+{
+	struct live *lv;
+	unsigned char *out = buf;
+
+	if (!m || m->ops != &live_ops || addr + len < addr)
+		return -1;
+	lv = m->priv;
+	while (len > 0) {
+		uint64_t laddr = addr & ~(uint64_t)(LINE_SIZE - 1);
+		size_t off = addr - laddr, chunk = LINE_SIZE - off;
+		const struct line *l = line_find(lv, laddr);
+
+		if (!l)
+			return -1;
+		if (chunk > len)
+			chunk = len;
+		memcpy(out, line_data(lv, l) + off, chunk);
+		out += chunk;
+		addr += chunk;
+		len -= chunk;
+	}
+	return 0;
+}
+
+void
 mem_hot_begin(struct mem *m)
 {
 	struct live *lv;

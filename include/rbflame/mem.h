@@ -64,6 +64,26 @@ ssize_t mem_read_str(struct mem *m, uint64_t addr, char *buf, size_t cap);
  * vectors. Never fails; a backend without a cache ignores it.
  */
 void mem_prefetch(struct mem *m, const uint64_t *addrs, size_t n);
+/** A span of target memory: len bytes at addr. */
+struct mem_range {
+	uint64_t addr;
+	uint64_t len;
+};
+/**
+ * Fetches every line of the ranges r[0..n) that the cache lacks, in one
+ * process_vm_readv for all of them: what the reads that follow are
+ * about to ask for. A range too large for the cache to serve whole (a
+ * read of it goes around the cache) is left out. Nothing while
+ * mem_cache_only() is on; a backend without a cache ignores it.
+ */
+void mem_prefetch_ranges(struct mem *m, const struct mem_range *r, size_t n);
+/**
+ * Copies len bytes at addr from the live backend's cache alone: 0 when
+ * the cache holds them all, else -1. Nothing is read from the target
+ * and nothing is noted for the next round: a look at what a read is
+ * about to need, to fetch it ahead. Other backends: -1.
+ */
+int mem_peek_cached(struct mem *m, uint64_t addr, void *buf, size_t len);
 /**
  * A sampling round reads much the same memory each time: the lines the
  * live backend fetches between mem_hot_begin() and mem_hot_end() are

@@ -246,6 +246,16 @@ typedef const struct ruby_stack *(*ruby_same_stack_fn)(
 void ruby_reader_set_same(struct ruby_reader *r, ruby_same_stack_fn fn,
 			  void *ctx);
 
+/**
+ * The threads (rb_thread_t addresses) the next ruby_read_stacks() will
+ * read rather than copy (the hook above will not vouch for them): it
+ * fetches their control frames and values ahead, a few system calls for
+ * all of them (RUBY_FRESH_MAX at most). Used by that read alone.
+ */
+#define RUBY_FRESH_MAX 64
+void ruby_reader_set_fresh(struct ruby_reader *r, const uint64_t *threads,
+			   size_t n);
+
 /** The "[torn]" marker's label (interned: a stack ends in it when its
  * frames[0].label is this pointer). */
 const char *ruby_reader_torn(struct ruby_reader *r);

@@ -578,7 +578,8 @@ sample_idle_proofs(struct sampler *s)
 {
 	/* Zeroed: GCC 12 takes a const pointer argument for a read. */
 	uint64_t woke[WOKEN_MAX] = { 0 }, idle[WOKEN_MAX] = { 0 };
-	size_t nwoke = 0, nidle = 0;
+	uint64_t fresh[RUBY_FRESH_MAX];
+	size_t nwoke = 0, nidle = 0, nfresh = 0;
 
 	/* A second stop of the tick (a deferred read refused) keeps the
 	 * first one's proofs: the stacks its read left may be a few. */
@@ -592,14 +593,21 @@ sample_idle_proofs(struct sampler *s)
 
 		/* Those without a copy too: their run time before the read
 		 * is what stacks_keep() keeps with their stack. */
-		if (!th)
+		if (!th) {
+			if (nfresh < RUBY_FRESH_MAX)
+				fresh[nfresh++] = s->stacks[i].thread;
 			continue;
+		}
 		tp = sample_priv(th);
 		tp->proof = th->switches ? idle_proof_log(s, th, tp)
 					 : idle_proof(s, th, tp);
 		tp->proof_ns = tp->seen ? tp->seen_ns : 0;
 		tp->proof_gen = s->proofs_gen;
 		tp->proof_used = false;
+		/* Read, not copied: its frames fetched ahead with the
+		 * others' (ruby_reader_set_fresh()). */
+		if (!tp->proof && nfresh < RUBY_FRESH_MAX)
+			fresh[nfresh++] = s->stacks[i].thread;
 		if (s->stacks[i].reused) {
 			/* Copied last round, read this one: what its last
 			 * read fetched is fetched with the stop's lines. A
@@ -615,6 +623,7 @@ sample_idle_proofs(struct sampler *s)
 	}
 	mem_prefetch_tags(s->mem, woke, nwoke);
 	s->prof->stats.lines_left_out += mem_hot_drop(s->mem, idle, nidle);
+	ruby_reader_set_fresh(s->ruby, fresh, nfresh);
 }
 
 /*

@@ -352,6 +352,68 @@ START_TEST(test_cache_only_prefetch)
 END_TEST
 
 /*
+ * mem_prefetch_ranges(): the lines of every range the cache lacks, in
+ * one call for all; a range too large for the cache to serve whole is
+ * left out. mem_peek_cached(): the cache's bytes alone, no call, and
+ * nothing noted for the next round's fetch.
+ */
+START_TEST(test_ranges_and_peek)
+{
+	struct mem *m = mem_create_live(getpid());
+	static char a[4096] __attribute__((aligned(512)));
+	static char b[2048] __attribute__((aligned(512)));
+	static char huge[128 * 512 + 512] __attribute__((aligned(512)));
+	struct mem_range r[3] = {
+		{ .addr = (uintptr_t)a + 100, .len = 1500 },	/* 4 lines */
+		{ .addr = (uintptr_t)b + 700, .len = 10 },	/* 1 line */
+		{ .addr = (uintptr_t)huge, .len = sizeof(huge) },
+	};
+	uint64_t calls, w;
+	char out[1500];
+
+	for (size_t i = 0; i < sizeof(a); i++)
+		a[i] = (char)(i * 3);
+	memset(b, 'b', sizeof(b));
+	mem_flush(m);
+	ck_assert_int_eq(mem_peek_cached(m, (uintptr_t)a + 100, &w, 8), -1);
+	calls = m->stats.syscalls;
+	mem_prefetch_ranges(m, r, 3);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	a[200] = 'x';		/* after the fetch: the cache has the old */
+	ck_assert_int_eq(mem_peek_cached(m, (uintptr_t)a + 100, out, 1500), 0);
+	ck_assert_int_eq(out[100], (char)(200 * 3));
+	ck_assert_int_eq(mem_peek_cached(m, (uintptr_t)b + 700, out, 10), 0);
+	ck_assert_int_eq(out[0], 'b');
+	/* The huge range was not fetched; nor the line past a's four. */
+	ck_assert_int_eq(mem_peek_cached(m, (uintptr_t)huge, &w, 8), -1);
+	ck_assert_int_eq(mem_peek_cached(m, (uintptr_t)a + 2048, &w, 8), -1);
+	/* Cached lines are not fetched again. */
+	mem_prefetch_ranges(m, r, 2);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	/* A peek notes nothing: the next round's fetch is empty, where a
+	 * read of the same line makes it one call. */
+	mem_flush(m);
+	ck_assert_int_eq(mem_read_u64(m, (uintptr_t)a + 100, &w), 0);
+	mem_hot_begin(m);
+	ck_assert_int_eq(mem_peek_cached(m, (uintptr_t)a + 100, &w, 8), 0);
+	mem_hot_end(m);
+	mem_flush(m);
+	calls = m->stats.syscalls;
+	mem_prefetch_hot(m);
+	ck_assert_uint_eq(m->stats.syscalls, calls);
+	ck_assert_int_eq(mem_read_u64(m, (uintptr_t)a + 100, &w), 0);
+	mem_hot_begin(m);
+	ck_assert_int_eq(mem_read_u64(m, (uintptr_t)a + 100, &w), 0);
+	mem_hot_end(m);
+	mem_flush(m);
+	calls = m->stats.syscalls;
+	mem_prefetch_hot(m);
+	ck_assert_uint_eq(m->stats.syscalls, calls + 1);
+	mem_destroy(m);
+}
+END_TEST
+
+/*
  * Lines by owner: what an owner read last is left out of the next
  * round's fetches when that owner is idle (mem_hot_drop()), but a line
  * another owner read too, or a read of no owner; a woken owner's lines
@@ -442,6 +504,7 @@ main(void)
 	tcase_add_test(tc, test_lines_apart);
 	tcase_add_test(tc, test_cache_only);
 	tcase_add_test(tc, test_cache_only_prefetch);
+	tcase_add_test(tc, test_ranges_and_peek);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
