@@ -227,6 +227,9 @@ struct profile_stats {
 	uint64_t types_kept;	/* eps' objects' types served unread */
 	uint64_t threads_by_walk; /* idle threads taken whole from the last
 				 * walk of the thread list */
+	uint64_t walk_refreshes; /* threads read again, their walk count
+				  * come due (tid and name) */
+	uint64_t walk_refresh_max; /* ... the most in one read */
 	uint64_t woke_in_stop;	/* ... proven idle before the stop, woken
 				 * by the check after it: dropped */
 	uint64_t reused_by_switches; /* ... of them, proven so by the

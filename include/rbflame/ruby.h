@@ -335,6 +335,8 @@ struct ruby_reader_stats {
 				 * served unread (struct type_slot) */
 	uint64_t threads_by_walk; /* threads taken whole from the last
 				   * walk of the list, nothing read */
+	uint64_t walk_refreshes; /* threads whose tid and name were read
+				  * again, WALK_REUSE_MAX walks taken */
 	uint64_t string_sets;	/* times the labels and paths kept were
 				 * let go (at RUBY_READER_STRINGS_MAX) */
 };

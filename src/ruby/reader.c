@@ -1882,6 +1882,30 @@ struct walk_entry {
  * much behind at most. */
 #define WALK_REUSE_MAX 32
 
+/*
+ * The walks an entry has been taken from, for the one built at place n
+ * of this walk: one more when it was taken again (known); 0 when it was
+ * due and read again from the thread's memory (walked); else a first
+ * read, whose count starts at n modulo half the bound, so that the
+ * threads of a list read whole come due over 16 walks, after 17 to 32.
+ * Counting from 0 alike, every thread came due in the same walk: on
+ * tests/ruby/idle.sh's 28 threads, 27 tids and names read again in one
+ * read, 3 to 4 dependent one-line reads each, in one hold. Not from n
+ * modulo the whole bound: the last threads would come due a walk or
+ * two after a read that took them whole (idle.sh, whose list changes
+ * every 10 walks or so: 479 refreshes in 4 s, against 136 from 0 and
+ * 42-46 so).
+ */
+static uint32_t
+walk_count(const struct walk_entry *w, int n, bool known, bool walked)
+{
+	if (known)
+		return w->reused + 1;
+	if (walked)
+		return 0;
+	return (uint32_t)n % (WALK_REUSE_MAX / 2);
+}
+
 /* running_ec keeps the last thread that ran Ruby after it released the
  * GVL; the GVL's owner field is cleared on release: trust it when the
  * layout has it. */
@@ -2477,7 +2501,7 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		struct walk_entry *w = &r->walk[n];
 		uint64_t ec, name;
 		uint64_t refused;
-		bool bad, known, kept, name_ok, not_idle = false;
+		bool bad, known, walked, kept, name_ok, not_idle = false;
 
 		if (seen_thread(out, n, th))
 			break;
@@ -2500,7 +2524,11 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 		 * as it was (glibc's, a line of its own), refreshed as an
 		 * idle thread's is. Under bench/server's Puma a thread's tid
 		 * and name were 9.6 of the 51 lines a tick read on demand. */
-		known = by_walk && walk_knows(r, w);
+		walked = by_walk;
+		known = walked && walk_knows(r, w);
+		if (walked && !known && w->tid > 0 &&
+		    w->reused >= WALK_REUSE_MAX)
+			r->stats.walk_refreshes++;
 		refused = mem_refused(r->mem);
 		st->tid = known ? w->tid : thread_tid(r, th);
 		st->gone = st->tid < 0;
@@ -2563,7 +2591,8 @@ ruby_read_stacks(struct ruby_reader *r, struct ruby_stack *out, int max)
 					  .tid = kept && st->nframes >= 0 &&
 							 !st->gone
 							 ? st->tid : 0,
-					  .reused = known ? w->reused + 1 : 0 };
+					  .reused = walk_count(w, n, known,
+							       walked) };
 		memcpy(w->name, st->name, sizeof(w->name));
 	}
 	r->nwalk = n;

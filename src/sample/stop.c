@@ -764,6 +764,7 @@ sample_stacks_read(struct sampler *s)
 {
 	struct ruby_reader_stats was;
 	const struct ruby_reader_stats *now;
+	uint64_t due;
 	int n;
 
 	if (s->stacks_cap == 0) {
@@ -782,6 +783,10 @@ sample_stacks_read(struct sampler *s)
 	s->prof->stats.types_kept += now->types_kept - was.types_kept;
 	s->prof->stats.threads_by_walk +=
 		now->threads_by_walk - was.threads_by_walk;
+	due = now->walk_refreshes - was.walk_refreshes;
+	s->prof->stats.walk_refreshes += due;
+	if (due > s->prof->stats.walk_refresh_max)
+		s->prof->stats.walk_refresh_max = due;
 	s->nstacks = n > 0 ? n : 0;
 	stacks_keep(s, s->nstacks);
 	/* The reader let its oldest labels go (a target that evals new

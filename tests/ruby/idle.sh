@@ -22,6 +22,11 @@
 #    methods, most asleep in Object#brief), and three quarters of them
 #    at least are seen (a walk that kept the tail's old link missed
 #    most);
+#  - a thread's tid and name taken from the walks are read again once
+#    32 walks took them (the summary counts it), but never every
+#    thread's in one read: the threads' counts are staggered, so a read
+#    refreshes one or two of the some 28 (at most 7 allowed; counted
+#    alike from their first read, 27 came due in one read);
 #  - the same run without the copies (RBFLAME_NO_SAME=1) finds the same
 #    shares, so the copies change the cost alone;
 #  - with every thread asleep most of the time (idle.rb asleep: the main
@@ -70,6 +75,13 @@ walked=$(printf '%s\n' "$summary" |
 say "idle threads taken whole from the last walk: ${walked:-none}"
 [ -n "$walked" ] && [ $((walked * 2)) -ge "$t" ] ||
 	fail "only ${walked:-no} of the idle threads' $t samples taken from the last walk"
+re='read again as their walk count came due ([0-9]+) \(at most ([0-9]+) in one read\)'
+[[ $summary =~ $re ]] || fail "the summary has no count of walks come due: $summary"
+due=${BASH_REMATCH[1]} most=${BASH_REMATCH[2]}
+say "tids and names read again as their walk count came due: $due, at most $most in one read"
+[ "$due" -gt 0 ] || fail "no thread's tid and name read again in 4 s at 200 Hz"
+[ "$most" -le 7 ] ||
+	fail "$most threads' tids and names read again in one read (staggered: 1 or 2 a read)"
 # A short-lived thread spends its life asleep in brief (or naming
 # itself, or starting): its own stack, never another thread's (Ruby
 # hands a finished thread's native thread, its tid, to the next).
