@@ -28,7 +28,10 @@
 #    was, whatever called it (Rack's TOPLEVEL_BINDING.eval: "<main>"
 #    under Rack::Builder.new_from_string), and only its file is checked;
 #  - "<top (required)>", "<main>", "<class:X>", "<module:X>", "block in
-#    <class:X>"...: the file must exist and the line be one of its lines.
+#    <class:X>"...: the file must exist and the line be one of its lines;
+#    one that the -e CODE compiled from a string (Unicorn's eval of
+#    config.ru, a line of its own first) must be in the span of that
+#    label's code as compiled, the string's lines, not the file's.
 # Labels of anonymous or refined owners ("#<Class:0x...>",
 # "#<refinement:...>") are counted apart, not checked. Prints the
 # figures; exits 1 with the first bad frames on stderr when any frame
@@ -53,7 +56,23 @@ EVALS = %w[Kernel#eval Module#class_eval Module#module_eval
            BasicObject#instance_eval].freeze
 
 libs.each { |l| require l }
-codes.each { |c| eval(c, TOPLEVEL_BINDING) } # rubocop:disable Security/Eval
+# Code the -e CODE compiles from a string (a server's eval of config.ru)
+# has the lines of that string, not of the file it names: Unicorn's
+# "Rack::Builder.new {(\n#{raw}\n)}.to_app" puts the file's last line
+# at its line + 1. Each such iseq's span, by path and label, for the
+# bodies and blocks that no method owns ("block in <main>").
+EVAL_SPANS = Hash.new { |h, k| h[k] = [] }
+def eval_spans(iseq, depth = 0)
+  loc = iseq.to_a.dig(4, :code_location)
+  EVAL_SPANS[[File.expand_path(iseq.path), iseq.label]] << [loc[0], loc[2]] if loc
+  iseq.each_child { |c| eval_spans(c, depth + 1) } if depth < 64
+end
+compiled = TracePoint.new(:script_compiled) do |tp|
+  eval_spans(tp.instruction_sequence) if tp.eval_script && tp.instruction_sequence
+end
+compiled.enable do
+  codes.each { |c| eval(c, TOPLEVEL_BINDING) } # rubocop:disable Security/Eval
+end
 loaded = 0
 File.foreach(folded) do |line|
   line.scan(/ \((\/[^()]+\.rb):\d+\)/) do |(path)|
@@ -210,6 +229,14 @@ File.foreach(folded) do |line|
         else
           counted[prefix.empty? ? "Ruby methods" : "blocks and clauses"] += n
         end
+      end
+    elsif label.match?(BODY) && EVAL_SPANS.key?([path, label])
+      spans_here = EVAL_SPANS[[path, label]]
+      if spans_here.any? { |a, b| (a..b).cover?(l) }
+        counted["bodies of eval'd code"] += n
+      else
+        why = "line #{l} outside the eval'd #{label} (#{path}:" \
+              "#{spans_here.map { |a, b| "#{a}-#{b}" }.join(', ')})"
       end
     elsif label.match?(BODY)
       max = lines_of(path, nlines)
