@@ -122,6 +122,10 @@ struct target {
 	uint64_t latency_avg_ns;	/* interrupt latency, moving average
 				 * (1/8 weight to each stop) */
 	int sigchld_fd;		/* signalfd for SIGCHLD */
+	bool chld_owed;		/* a SIGCHLD was read and waitpid(-1) not
+				 * run since: target_poll() drains */
+	bool slept;		/* a sleep with wait_mask since the last
+				 * target_take_signals() */
 	sigset_t wait_mask;	/* mask while waiting (lets SIGINT in) */
 	volatile sig_atomic_t *stop_flag; /* set by a signal handler */
 	/* called on a gone thread just before it is freed */
@@ -223,7 +227,8 @@ void target_cancel_interrupt(struct target *t, struct target_thread *th);
  */
 void target_poll(struct target *t, uint64_t timeout_ns);
 
-/** Runs the handlers of pending termination signals, without sleeping. */
+/** Runs the handlers of pending termination signals, without sleeping
+ * (nothing to do when a sleep since the last call let them in). */
 void target_take_signals(struct target *t);
 
 /**
