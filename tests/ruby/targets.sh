@@ -14,6 +14,11 @@
 #  - a second target held by another tracer: the attach error names it
 #    (exit 1), and the first target, seized already, is let go;
 #  - afterwards no process of either tree is traced.
+# The masters live as long as their workers spin (12 s): the errors are
+# checked on two other targets that live until killed (quiet.rb still:
+# asleep after 1.5 s), since on a loaded host (make check -j2 on a cold
+# CI run: 18-25 ticks a second at 100 Hz, 6-8 ms interrupt latency) the
+# first part outlasted the masters and the last check found them gone.
 [ -n "${BASH_VERSION:-}" ] || exec bash "$0" "$@"
 . "$(dirname "$0")/../e2e/lib.sh"
 . "$(dirname "$0")/lib-ruby.sh"
@@ -57,8 +62,12 @@ done
 say "both trees: $(echo "$roots" | wc -l) processes, every worker in Server#work"
 
 # Bad PIDs in the list: said before anything is seized.
+start_fixture c quiet.rb still
+C=$TPID
+start_fixture d quiet.rb still
+D=$TPID
 dead=$(dead_pid)
-run_rbflame dead 10 -p "$A,$dead" -s 1 -o "$T/dead.folded"
+run_rbflame dead 10 -p "$C,$dead" -s 1 -o "$T/dead.folded"
 expect_rc 1 "rbflame -p A,NONEXISTENT"
 assert_error_line "$T/dead.err" "rbflame -p A,NONEXISTENT"
 grep -q "^rbflame: attach $dead: no such process" "$T/dead.err" ||
@@ -73,7 +82,7 @@ for d in /proc/"$TPID"/task/*; do
 	[ "${d##*/}" = "$TPID" ] || tid=${d##*/}
 done
 [ -n "$tid" ] || fail "the threads tracee has no second thread"
-run_rbflame tid 10 -p "$A,$tid" -s 1 -o "$T/tid.folded"
+run_rbflame tid 10 -p "$C,$tid" -s 1 -o "$T/tid.folded"
 expect_rc 1 "rbflame -p A,TID"
 assert_error_line "$T/tid.err" "rbflame -p A,TID"
 grep -q "^rbflame: attach $tid: not a process but a thread of process $TPID (give -p $TPID)$" \
@@ -81,24 +90,25 @@ grep -q "^rbflame: attach $tid: not a process but a thread of process $TPID (giv
 say "a thread id: exit 1: $(cat "$T/tid.err")"
 
 # The second target refused: the first one, seized by then, is let go.
-"$TRACEES/ptrace-hold" -r "$T/hold.ready" "$B" >"$T/hold.log" 2>&1 &
+"$TRACEES/ptrace-hold" -r "$T/hold.ready" "$D" >"$T/hold.log" 2>&1 &
 holder=$!
 track "$holder"
 wait_ready "$T/hold.ready" 10 "$holder"
-run_rbflame held 10 -p "$A,$B" -s 1 -o "$T/held.folded"
-expect_rc 1 "rbflame -p A,B-traced-by-another"
-assert_error_line "$T/held.err" "rbflame -p A,B-traced-by-another"
-grep -q "^rbflame: attach $B: .*trac" "$T/held.err" ||
-	fail "the error does not name $B and its tracer: $(cat "$T/held.err")"
-[ ! -e "$T/held.folded" ] || fail "-p A,B-held wrote its output"
-wait_untraced "$A" 5
+run_rbflame held 10 -p "$C,$D" -s 1 -o "$T/held.folded"
+expect_rc 1 "rbflame -p C,D-traced-by-another"
+assert_error_line "$T/held.err" "rbflame -p C,D-traced-by-another"
+grep -q "^rbflame: attach $D: .*trac" "$T/held.err" ||
+	fail "the error does not name $D and its tracer: $(cat "$T/held.err")"
+[ ! -e "$T/held.folded" ] || fail "-p C,D-held wrote its output"
+wait_untraced "$C" 5
+assert_running "$C" 2 0.1
 say "second target held: exit 1: $(cat "$T/held.err")"
 kill_tracee "$holder"
-wait_untraced "$B" 5
+wait_untraced "$D" 5
 
-for p in $A $B $wa $wb; do
-	read_tracer "$p" || continue	# a worker that just ended
+for p in $A $B $wa $wb $C $D; do
+	read_tracer "$p" || continue	# a process that ended
 	[ "$TRACER" = 0 ] || fail "process $p left traced by $TRACER"
 done
-assert_running "$A" 2 0.1
-say "no process of either tree is left traced"
+assert_running "$D" 2 0.1
+say "no target of the run is left traced"
