@@ -227,6 +227,8 @@ struct profile_stats {
 	uint64_t types_kept;	/* eps' objects' types served unread */
 	uint64_t threads_by_walk; /* idle threads taken whole from the last
 				 * walk of the thread list */
+	uint64_t records_again;	/* Ruby samples recorded as their thread's
+				 * last stack, made of the same frames */
 	uint64_t walk_refreshes; /* threads read again, their walk count
 				  * come due (tid and name) */
 	uint64_t walk_refresh_max; /* ... the most in one read */
@@ -368,6 +370,12 @@ uint32_t profile_add_weighted(struct profile *p, uint64_t time_ns, pid_t pid,
 			      pid_t tid, enum profile_state state,
 			      uint64_t weight_ns, const uint32_t *frames,
 			      size_t depth);
+/** One more sample of stack s (an index profile_add_weighted() or
+ * profile_add_count() returned), as profile_add_weighted() records it:
+ * the same stack again without its frames looked up. */
+void profile_add_again(struct profile *p, uint64_t time_ns, pid_t pid,
+		       pid_t tid, enum profile_state state, uint64_t weight_ns,
+		       uint32_t s);
 /** Adds count samples of a stack without a timed record (for merges). */
 uint32_t profile_add_count(struct profile *p, const uint32_t *frames,
 			   size_t depth, uint64_t count);

@@ -497,22 +497,89 @@ sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
 	return d;
 }
 
+/* A digest of what a Ruby stack's frame ids are made of (labels and
+ * paths are interned: their pointers stand for their texts within one
+ * set of strings). */
+static uint64_t
+frames_digest(const struct ruby_stack *st)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ (uint64_t)(uint32_t)st->nframes;
+
+	for (int i = 0; i < st->nframes; i++) {
+		const struct ruby_frame *f = &st->frames[i];
+
+		h = (h ^ (uintptr_t)f->label) * 0x100000001b3ull;
+		h = (h ^ (uintptr_t)f->path) * 0x100000001b3ull;
+		h = (h ^ ((uint64_t)(uint32_t)f->line << 32 |
+			  (uint32_t)f->first_line)) * 0x100000001b3ull;
+		h = (h ^ f->cfunc) * 0x9e3779b97f4a7c15ull;
+	}
+	return h;
+}
+
+/* Whether tp's last sample was made of the same frames, state and
+ * roots as this one (struct thread_priv's rec_*). */
+static bool
+record_same(const struct sampler *s, const struct thread_priv *tp,
+	    const struct ruby_stack *st, uint64_t digest,
+	    enum profile_state pstate, const char *const state[2],
+	    const uint32_t *roots, size_t nroots)
+{
+	return tp->rec_ok && tp->rec_sets == s->string_sets &&
+	       tp->rec_nframes == st->nframes && tp->rec_digest == digest &&
+	       tp->rec_pstate == pstate && tp->rec_state[0] == state[0] &&
+	       tp->rec_state[1] == state[1] && tp->rec_nroots == nroots &&
+	       memcmp(tp->rec_roots, roots, nroots * sizeof(*roots)) == 0;
+}
+
 /* Records one Ruby stack (innermost first in st) as a sample, with the
  * thread's state as leaf pseudo-frames (stackprof's GC names). In cpu
- * mode, a thread off the CPU is not sampled. */
+ * mode, a thread off the CPU is not sampled. A thread's sample made of
+ * the same frames, state and roots as its last (a server's idle pool:
+ * 40 of 47 threads in every tick) is that stack again: its frame ids
+ * and its stack are not looked up (under bench/server's loaded Puma
+ * those lookups, 2,700 frames a tick, were some 5% of rbflame's CPU:
+ * the text slots, the frames' strings, the stack's hash and compare). */
 void
 sample_record_ruby(struct sampler *s, const struct ruby_stack *st)
 {
 	uint32_t frames[RUBY_MAX_FRAMES + 5];
 	const char *state[2];
 	enum profile_state pstate;
-	size_t d = sample_ruby_roots(s, st, frames);
+	size_t d = sample_ruby_roots(s, st, frames), nroots = d;
+	struct target_thread *th;
+	struct thread_priv *tp = NULL;
+	uint64_t digest = 0;
+	uint32_t stack;
 
 	if (!sample_stack_state(s, st, state, &pstate))
 		return;
+	th = st->tid ? sample_own_thread(s, st->tid) : NULL;
+	if (th && nroots <= sizeof(tp->rec_roots) / sizeof(tp->rec_roots[0])) {
+		tp = sample_priv(th);
+		digest = frames_digest(st);
+		if (record_same(s, tp, st, digest, pstate, state, frames,
+				nroots)) {
+			sample_record_again(s, st, pstate, tp->rec_stack);
+			s->prof->stats.records_again++;
+			return;
+		}
+	}
 	for (int i = st->nframes - 1; i >= 0; i--)
 		frames[d++] = sample_ruby_frame_id(s, &st->frames[i]);
-	sample_record_stack(s, st, state, pstate, frames, d);
+	stack = sample_record_stack(s, st, state, pstate, frames, d);
+	if (!tp)
+		return;
+	tp->rec_ok = true;
+	tp->rec_sets = s->string_sets;
+	tp->rec_stack = stack;
+	tp->rec_digest = digest;
+	tp->rec_nframes = st->nframes;
+	tp->rec_pstate = pstate;
+	tp->rec_state[0] = state[0];
+	tp->rec_state[1] = state[1];
+	tp->rec_nroots = nroots;
+	memcpy(tp->rec_roots, frames, nroots * sizeof(*frames));
 }
 
 /* The frame of a state leaf, by its static name (profile_state_leaves()):
@@ -543,40 +610,50 @@ state_frame_id(struct sampler *s, const char *name)
 /* Keeps a sample in the memo (struct sample_memo). */
 static void
 memo_add(struct sample_memo *m, pid_t tid, enum profile_state pstate,
-	 const uint32_t *frames, size_t d)
+	 uint32_t stack)
 {
-	if (m->nids + d > m->ids_cap) {
-		m->ids_cap = (m->nids + d) * 2 + 256;
-		m->ids = xrealloc(m->ids, m->ids_cap * sizeof(*m->ids));
-	}
 	if (m->nrecs == m->recs_cap) {
 		m->recs_cap = m->recs_cap * 2 + 16;
 		m->recs = xrealloc(m->recs, m->recs_cap * sizeof(*m->recs));
 	}
-	memcpy(m->ids + m->nids, frames, d * sizeof(*frames));
 	m->recs[m->nrecs++] = (struct sample_memo_rec){
-		.tid = tid, .pstate = pstate, .at = m->nids, .n = d,
+		.tid = tid, .pstate = pstate, .stack = stack,
 	};
-	m->nids += d;
 }
 
 /* Ends frames[0..d) with the state's leaf pseudo-frames and records it
- * (and keeps it in the memo while one is on). */
-void
+ * (and keeps it in the memo while one is on): its stack. */
+uint32_t
 sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 	     const char *const state[2], enum profile_state pstate,
 	     uint32_t *frames, size_t d)
 {
 	pid_t tid = sample_ruby_tid(s, st);
+	uint32_t stack;
 
 	for (int i = 0; i < 2 && state[i]; i++)
 		frames[d++] = state_frame_id(s, state[i]);
+	stack = profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid,
+				     tid, pstate,
+				     sample_weight(s, sample_own_thread(s,
+									st->tid)),
+				     frames, d);
 	if (s->memo && s->memo->on)
-		memo_add(s->memo, tid, pstate, frames, d);
-	profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid, tid,
-			     pstate,
-			     sample_weight(s, sample_own_thread(s, st->tid)),
-			     frames, d);
+		memo_add(s->memo, tid, pstate, stack);
+	return stack;
+}
+
+void
+sample_record_again(struct sampler *s, const struct ruby_stack *st,
+		    enum profile_state pstate, uint32_t stack)
+{
+	pid_t tid = sample_ruby_tid(s, st);
+
+	profile_add_again(s->prof, now_ns() - s->start_ns, s->pid, tid, pstate,
+			  sample_weight(s, sample_own_thread(s, st->tid)),
+			  stack);
+	if (s->memo && s->memo->on)
+		memo_add(s->memo, tid, pstate, stack);
 }
 
 void
@@ -584,7 +661,7 @@ sample_memo_begin(struct sampler *s)
 {
 	if (!s->memo)
 		s->memo = xcalloc(1, sizeof(*s->memo));
-	s->memo->nids = s->memo->nrecs = 0;
+	s->memo->nrecs = 0;
 	s->memo->left_out = s->prof->stats.threads_left_out;
 	s->memo->on = true;
 }
@@ -612,9 +689,9 @@ sample_memo_replay(struct sampler *s)
 		return false;
 	t = now_ns() - s->start_ns;
 	for (size_t i = 0; i < m->nrecs; i++)
-		profile_add_weighted(s->prof, t, s->pid, m->recs[i].tid,
-				     m->recs[i].pstate, s->tick_weight_ns,
-				     m->ids + m->recs[i].at, m->recs[i].n);
+		profile_add_again(s->prof, t, s->pid, m->recs[i].tid,
+				  m->recs[i].pstate, s->tick_weight_ns,
+				  m->recs[i].stack);
 	s->prof->stats.threads_left_out += m->left_out;
 	return true;
 }
@@ -624,7 +701,6 @@ sample_memo_destroy(struct sample_memo *m)
 {
 	if (!m)
 		return;
-	free(m->ids);
 	free(m->recs);
 	free(m);
 }

@@ -88,6 +88,18 @@ struct thread_priv {
 	/* cpu mode: the CPU time the thread's samples have accounted for */
 	bool charged_known;
 	uint64_t charged_ns;
+	/* Its last Ruby sample (sample_record_ruby()): the profile's stack,
+	 * and what it was made of: the frames' digest and count in the
+	 * reader's set of strings rec_sets, the state's leaves, the roots.
+	 * A sample made of the same is that stack again. */
+	bool rec_ok;
+	uint32_t rec_stack;
+	uint64_t rec_digest, rec_sets;
+	int rec_nframes;
+	enum profile_state rec_pstate;
+	const char *rec_state[2];
+	uint32_t rec_roots[2];
+	size_t rec_nroots;
 };
 
 /* ---- the ticks: one per sampler mode ---------------------------------- */
@@ -175,12 +187,10 @@ bool sample_mn_parked(const struct sampler *s, const struct ruby_stack *st);
  * frame looked up, state read or root made.
  */
 struct sample_memo {
-	uint32_t *ids;		/* every sample's frames, one after another */
-	size_t nids, ids_cap;
 	struct sample_memo_rec {
 		pid_t tid;
 		enum profile_state pstate;
-		size_t at, n;	/* its frames: ids[at .. at + n) */
+		uint32_t stack;	/* the profile's stack it was */
 	} *recs;
 	size_t nrecs, recs_cap;
 	uint64_t left_out;	/* threads --thread left out */
@@ -196,10 +206,16 @@ void sample_memo_end(struct sampler *s);
  * due to be read again (a record makes it). */
 bool sample_memo_replay(struct sampler *s);
 void sample_memo_destroy(struct sample_memo *m);
-/** Ends frames[0..d) with the state's leaf frames and records it. */
-void sample_record_stack(struct sampler *s, const struct ruby_stack *st,
-			 const char *const state[2],
-			 enum profile_state pstate, uint32_t *frames, size_t d);
+/** Ends frames[0..d) with the state's leaf frames and records it: the
+ * profile's stack it is. */
+uint32_t sample_record_stack(struct sampler *s, const struct ruby_stack *st,
+			     const char *const state[2],
+			     enum profile_state pstate, uint32_t *frames,
+			     size_t d);
+/** Records st's thread once more as the profile's stack it was last
+ * (sample_record_stack()'s answer), in state pstate. */
+void sample_record_again(struct sampler *s, const struct ruby_stack *st,
+			 enum profile_state pstate, uint32_t stack);
 
 /* ---- stop.c: stopping threads and reading them ------------------------- */
 

@@ -40,6 +40,44 @@ START_TEST(test_aggregate)
 }
 END_TEST
 
+/* A stack recorded again by its index is what recording its frames
+ * again makes: its count and weight, a timed sample, the state's count. */
+START_TEST(test_again)
+{
+	struct profile *p = profile_create();
+	uint32_t a = profile_frame(p, "main"), b = profile_frame(p, "f");
+	uint32_t s1[] = { a, b }, s2[] = { a };
+	uint32_t x, y;
+
+	p->keep_samples = true;
+	x = profile_add_weighted(p, 1, 7, 10, PROFILE_STATE_BLOCKED, 100, s1,
+				 2);
+	y = profile_add_weighted(p, 2, 7, 11, PROFILE_STATE_RUNNING, 5, s2, 1);
+	ck_assert_uint_ne(x, y);
+	profile_add_again(p, 3, 7, 10, PROFILE_STATE_BLOCKED, 250, x);
+	ck_assert_uint_eq(p->nstacks, 2);
+	ck_assert_uint_eq(p->stacks[x].count, 2);
+	ck_assert_uint_eq(p->stacks[x].weight_ns, 350);
+	ck_assert_uint_eq(p->stacks[y].count, 1);
+	ck_assert_uint_eq(p->nsamples, 3);
+	ck_assert_uint_eq(p->samples[2].stack, x);
+	ck_assert_uint_eq(p->samples[2].tid, 10);
+	ck_assert_uint_eq(p->samples[2].pid, 7);
+	ck_assert_uint_eq(p->samples[2].time_ns, 3);
+	ck_assert_uint_eq(p->samples[2].weight_ns, 250);
+	ck_assert_uint_eq(p->samples[2].state, PROFILE_STATE_BLOCKED);
+	ck_assert_uint_eq(p->stats.samples, 3);
+	ck_assert_uint_eq(p->stats.per_state[PROFILE_STATE_BLOCKED], 2);
+	/* The same as adding the frames again. */
+	ck_assert_uint_eq(profile_add_weighted(p, 4, 7, 10,
+					       PROFILE_STATE_BLOCKED, 1, s1, 2),
+			  x);
+	ck_assert_uint_eq(p->stacks[x].count, 3);
+	ck_assert_uint_eq(profile_total(p), 4);
+	profile_destroy(p);
+}
+END_TEST
+
 /* Structured frames: equal descriptions intern to one id, the text is
  * derived as collapsed output shows it, kinds and states are kept. */
 START_TEST(test_frames)
@@ -214,6 +252,17 @@ START_TEST(test_threads)
 	ck_assert_uint_eq(p->nthreads, 1);
 	ck_assert_str_eq(profile_str_get(p, profile_thread_find(p, 1, 2)->name),
 			 "worker");
+	/* The same name again, a new one, then back, and none. */
+	profile_thread_name(p, 1, 2, "worker");
+	ck_assert_str_eq(profile_str_get(p, profile_thread_find(p, 1, 2)->name),
+			 "worker");
+	profile_thread_name(p, 1, 2, "main");
+	ck_assert_str_eq(profile_str_get(p, profile_thread_find(p, 1, 2)->name),
+			 "main");
+	profile_thread_name(p, 1, 2, NULL);
+	ck_assert_str_eq(profile_str_get(p, profile_thread_find(p, 1, 2)->name),
+			 "");
+	ck_assert_uint_eq(p->nthreads, 1);
 	for (int i = 0; i < 1000; i++)
 		profile_thread_name(p, 7, i, i % 2 ? "odd" : "even");
 	ck_assert_uint_eq(p->nthreads, 1001);
@@ -371,6 +420,7 @@ main(void)
 	int failed;
 
 	tcase_add_test(tc, test_aggregate);
+	tcase_add_test(tc, test_again);
 	tcase_add_test(tc, test_many);
 	tcase_add_test(tc, test_frames);
 	tcase_add_test(tc, test_threads);
