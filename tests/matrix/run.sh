@@ -60,8 +60,12 @@
 #                   within 5 points of the collector's share of the CPU
 #                   time by Ruby's own account, and both (marking) and
 #                   (sweeping) seen. The account is GC.stat(:time) from
-#                   3.1; Ruby 2.7 has no GC.stat(:time), and GC::Profiler's
-#                   total_time (CPU time too, see states.rb) stands in.
+#                   3.1; Ruby 2.7 has no GC.stat(:time), and GC.start's
+#                   time and the time, both on the wall clock, stand in
+#                   (states.rb: on 2.7 that is the collector's time, and
+#                   GC::Profiler's total, CPU time, read up to 7 points
+#                   under the wall-time profile on a host where the
+#                   collector loses wall time that is no CPU time).
 #                   Only rounds where rbflame kept its schedule count (late
 #                   ticks under 5% of the ticks due, as in
 #                   tests/long/gcshare.sh): a late sampler samples as fast
@@ -71,11 +75,12 @@
 #                   6-9): the 20 rounds under 5% late within -1.8..+4.6
 #                   points of Ruby's account; 2 of the 24 with 5-20% late
 #                   beyond 5 points, 13 of the 32 later ones (up to
-#                   +10.1). On schedule 2.7 reads higher than 3.x (mean
-#                   +2.1 against +0.9; single 125 Hz rounds up to +4.8),
-#                   so its margin is the thinner; the cause is not known
-#                   (GC::Profiler's total equals the CPU time spent in
-#                   GC.start; one --nonblocking round read -1.5).
+#                   +10.1). On schedule 2.7 read higher than 3.x against
+#                   GC::Profiler's CPU time (mean +2.1 against +0.9;
+#                   single 125 Hz rounds up to +4.8, and +7.2 in a cold
+#                   CI run on a PVM guest), where GC.start lost wall time
+#                   that was no CPU time (states.rb): hence its wall
+#                   clock now.
 #                   The first round runs at 500 Hz, the one round a quiet
 #                   machine needs; a late round halves the rate, down to
 #                   125 Hz (375 samples a round), straight to 125 Hz when
@@ -658,7 +663,7 @@ stop_states() {
 	kill_fixture "$SPID"
 }
 
-# gc_line N: waits for the Nth 'gc MS CPU' line of 'states.rb gc' (its
+# gc_line N: waits for the Nth 'gc MS S' line of 'states.rb gc' (its
 # answer to the Nth SIGUSR1) and prints it.
 gc_line() {
 	local n=500
@@ -692,12 +697,14 @@ gc_figures() {
 # matrix-gc: the (garbage collection) share against Ruby's own account.
 check_matrix_gc() {
 	local t0=$SECONDS rate=500 round=0 k=0 kept=0 gc_ms=0 cpu=0
-	local all_ms=0 all_cpu=0 ref g0 c0 g1 c1 sum ticks late
+	local all_ms=0 all_cpu=0 ref clock g0 c0 g1 c1 sum ticks late
 	local rounds='' late_rounds=''
 	local -a files=() all=()
 	start_states gc
 	ref=$(sed -n 's/^reference //p' "$CT/states.log")
-	[ -n "$ref" ] || fail "states.rb gc named no reference"
+	clock=$(sed -n 's/^clock //p' "$CT/states.log")
+	[ -n "$ref" ] && [ -n "$clock" ] ||
+		fail "states.rb gc named no reference or clock"
 	while [ $((SECONDS - t0)) -lt 20 ]; do
 		round=$((round + 1))
 		kill -USR1 "$SPID"
@@ -745,7 +752,7 @@ check_matrix_gc() {
 		printf 'GC %s%% vs %s %s%%' "$PROF" "$ref" "$RUBY" \
 			>"$CT/../state-gc"
 		fail "no sample in the collector in $round round(s), $T" \
-			"samples; $ref gives it $RUBY% of $(printf '%.2f' "$all_cpu") s CPU"
+			"samples; $ref gives it $RUBY% of $(printf '%.2f' "$all_cpu") s $clock"
 	fi
 	if [ "$MARK" = 0 ] || [ "$SWEEP" = 0 ]; then
 		fail "GC phases in $round round(s): $MARK samples marking," \
@@ -767,7 +774,7 @@ check_matrix_gc() {
 			"every round: (garbage collection) $G/$T samples =" \
 			"$PROF% (marking $(pct "$MARK" "$T")%, sweeping" \
 			"$(pct "$SWEEP" "$T")%); $ref: $(printf '%.2f' "$all_cpu")" \
-			"s CPU, $RUBY% (want within 8 points, late rounds" \
+			"s $clock, $RUBY% (want within 8 points, late rounds" \
 			"included) (in $((SECONDS - t0)) s)"
 		[ "$OK" = 1 ] ||
 			fail "GC share $PROF% in the profile, $RUBY% by $ref" \
@@ -779,7 +786,7 @@ check_matrix_gc() {
 	printf 'GC %s%% vs %s %s%%' "$PROF" "$ref" "$RUBY" >"$CT/../state-gc"
 	say "  gc: (garbage collection) $G/$T samples = $PROF% (marking" \
 		"$(pct "$MARK" "$T")%, sweeping $(pct "$SWEEP" "$T")%); $ref:" \
-		"$gc_ms ms of $(printf '%.2f' "$cpu") s CPU = $RUBY% (want" \
+		"$gc_ms ms of $(printf '%.2f' "$cpu") s $clock = $RUBY% (want" \
 		"within 5 points); 3 s rounds counted:${rounds%,}${late_rounds:+; late:${late_rounds%;}}" \
 		"(in $((SECONDS - t0)) s)"
 	[ "$OK" = 1 ] || fail "GC share $PROF% in the profile, $RUBY% by $ref"
