@@ -595,6 +595,7 @@ drain(struct target *t)
 {
 	int handled = 0;
 
+	t->chld_owed = false;
 	for (;;) {
 		int status;
 		pid_t tid = waitpid(-1, &status, WNOHANG | __WALL);
@@ -619,7 +620,10 @@ clear_sigchld(struct target *t)
 {
 	struct signalfd_siginfo si[4];
 
-	return read(t->sigchld_fd, si, sizeof(si)) > 0;
+	if (read(t->sigchld_fd, si, sizeof(si)) <= 0)
+		return false;
+	t->chld_owed = true;	/* drain() has events to look for */
+	return true;
 }
 
 /* Sleeps until a SIGCHLD, a signal of the wait mask, or timeout_ns:
@@ -640,23 +644,19 @@ sleep_sigchld(struct target *t, uint64_t timeout_ns)
 /*
  * Every event the kernel queues for a tracer (a stop, a clone, an
  * exit) sends it a SIGCHLD, so waitpid(-1) has nothing to report unless
- * a notification came since the last drain: the one read here, or one a
- * wait for a stop read (t->chld_owed) while it waited for one thread
- * only. A poll that finds neither, or a sleep that ends without one,
- * makes no waitpid: two fewer system calls a round, on a host where
- * each costs 2-3 us.
+ * a notification was read since the last drain (t->chld_owed: here, or
+ * by a wait for one thread's stop). A poll that finds none, or a sleep
+ * that ends without one, makes no waitpid: two fewer system calls a
+ * round, on a host where each costs 2-3 us.
  */
 void
 target_poll(struct target *t, uint64_t timeout_ns)
 {
-	bool owed;
-
 	reap(t);
 	/* Clear the SIGCHLD notification before waitpid, so an event that
 	 * arrives after the drain wakes the next poll. */
-	owed = clear_sigchld(t) || t->chld_owed;
-	t->chld_owed = false;
-	if ((owed && drain(t)) || timeout_ns == 0 || *t->stop_flag)
+	clear_sigchld(t);
+	if ((t->chld_owed && drain(t)) || timeout_ns == 0 || *t->stop_flag)
 		return;
 	if (sleep_sigchld(t, timeout_ns))
 		drain(t);
@@ -803,14 +803,14 @@ target_wait_stopped(struct target *t, struct target_thread *th,
 		 * sleeps instead of yields took 202). */
 		if (spins++ < WAIT_SPINS) {
 			sched_yield();
-		} else if (sleep_sigchld(t, deadline - now)) {
-			/* Maybe another thread's event: the next poll
-			 * drains. Slept until the stop's SIGCHLD or the
+		} else {
+			/* Until the stop's SIGCHLD (another thread's event
+			 * read there is the next poll's to drain) or the
 			 * deadline: a wake every millisecond, as before,
 			 * cost a loaded host's stops (1-2 ms) a second
 			 * sleep and wake, some 35 us of our CPU each on a
 			 * 2-vCPU VM. */
-			t->chld_owed = true;
+			sleep_sigchld(t, deadline - now);
 		}
 	}
 	if (th->state == TS_STOPPING)

@@ -497,6 +497,10 @@ sample_ruby_roots(struct sampler *s, const struct ruby_stack *st,
 	return d;
 }
 
+static void record_as(struct sampler *s, const struct ruby_stack *st,
+		      struct target_thread *th, enum profile_state pstate,
+		      uint32_t stack);
+
 /* A digest of what a Ruby stack's frame ids are made of (labels and
  * paths are interned: their pointers stand for their texts within one
  * set of strings). */
@@ -560,7 +564,7 @@ sample_record_ruby(struct sampler *s, const struct ruby_stack *st)
 		digest = frames_digest(st);
 		if (record_same(s, tp, st, digest, pstate, state, frames,
 				nroots)) {
-			sample_record_again(s, st, pstate, tp->rec_stack);
+			record_as(s, st, th, pstate, tp->rec_stack);
 			s->prof->stats.records_again++;
 			return;
 		}
@@ -621,6 +625,21 @@ memo_add(struct sample_memo *m, pid_t tid, enum profile_state pstate,
 	};
 }
 
+/* Records a sample of st's thread th (NULL: none of ours) as the
+ * profile's stack of index stack (and keeps it in the memo while one is
+ * on): the one place a Ruby sample is added. */
+static void
+record_as(struct sampler *s, const struct ruby_stack *st,
+	  struct target_thread *th, enum profile_state pstate, uint32_t stack)
+{
+	pid_t tid = sample_ruby_tid(s, st);
+
+	profile_add_again(s->prof, now_ns() - s->start_ns, s->pid, tid, pstate,
+			  sample_weight(s, th), stack);
+	if (s->memo && s->memo->on)
+		memo_add(s->memo, tid, pstate, stack);
+}
+
 /* Ends frames[0..d) with the state's leaf pseudo-frames and records it
  * (and keeps it in the memo while one is on): its stack. */
 uint32_t
@@ -628,33 +647,15 @@ sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 	     const char *const state[2], enum profile_state pstate,
 	     uint32_t *frames, size_t d)
 {
-	pid_t tid = sample_ruby_tid(s, st);
 	uint32_t stack;
 
 	for (int i = 0; i < 2 && state[i]; i++)
 		frames[d++] = state_frame_id(s, state[i]);
-	stack = profile_add_weighted(s->prof, now_ns() - s->start_ns, s->pid,
-				     tid, pstate,
-				     sample_weight(s, sample_own_thread(s,
-									st->tid)),
-				     frames, d);
-	if (s->memo && s->memo->on)
-		memo_add(s->memo, tid, pstate, stack);
+	stack = profile_add_count(s->prof, frames, d, 0);
+	record_as(s, st, sample_own_thread(s, st->tid), pstate, stack);
 	return stack;
 }
 
-void
-sample_record_again(struct sampler *s, const struct ruby_stack *st,
-		    enum profile_state pstate, uint32_t stack)
-{
-	pid_t tid = sample_ruby_tid(s, st);
-
-	profile_add_again(s->prof, now_ns() - s->start_ns, s->pid, tid, pstate,
-			  sample_weight(s, sample_own_thread(s, st->tid)),
-			  stack);
-	if (s->memo && s->memo->on)
-		memo_add(s->memo, tid, pstate, stack);
-}
 
 void
 sample_memo_begin(struct sampler *s)

@@ -212,10 +212,6 @@ uint32_t sample_record_stack(struct sampler *s, const struct ruby_stack *st,
 			     const char *const state[2],
 			     enum profile_state pstate, uint32_t *frames,
 			     size_t d);
-/** Records st's thread once more as the profile's stack it was last
- * (sample_record_stack()'s answer), in state pstate. */
-void sample_record_again(struct sampler *s, const struct ruby_stack *st,
-			 enum profile_state pstate, uint32_t stack);
 
 /* ---- stop.c: stopping threads and reading them ------------------------- */
 
