@@ -660,7 +660,7 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->torn,
 			(unsigned long long)st->gvl_transit);
 	if (debug_enabled)
-		fprintf(stderr, "; stacks of idle threads copied %llu (by switch logs %llu); ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu), method entries' types kept %llu; idle threads taken from the last walk %llu, read again as their walk count came due %llu (at most %llu in one read), woken around the stop %llu, read asleep once for their switch logs %llu, their lines left out of the fetches %llu; ticks of a process that had not run since, its last read recorded again %llu; samples made of their thread's last frames, recorded as its last stack %llu",
+		fprintf(stderr, "; stacks of idle threads copied %llu (by switch logs %llu); ticks decoded after the resume %llu, stopped again for lines not fetched %llu; frames the GC count vouched for %llu (the major GCs' alone %llu), method entries' types kept %llu; idle threads taken from the last walk %llu, read again as their walk count came due %llu (at most %llu in one read), woken around the stop %llu, read asleep once for their switch logs %llu, their lines left out of the fetches %llu; ticks of a process that had not run since, its last read recorded again %llu; samples made of their thread's last frames, recorded as its last stack %llu; frames whose owner's name could not be read %llu",
 			(unsigned long long)st->stacks_reused,
 			(unsigned long long)st->reused_by_switches,
 			(unsigned long long)st->deferred,
@@ -675,7 +675,8 @@ summary(const struct run_ctx *c)
 			(unsigned long long)st->switch_marks,
 			(unsigned long long)st->lines_left_out,
 			(unsigned long long)st->quiet_ticks,
-			(unsigned long long)st->records_again);
+			(unsigned long long)st->records_again,
+			(unsigned long long)st->names_unread);
 	if (debug_enabled && st->cpu_pressure)
 		fprintf(stderr, "; holds' fetches warmed %llu, not warmed as the CPUs were contended %llu",
 			(unsigned long long)st->warm_fetches,

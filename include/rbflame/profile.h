@@ -224,6 +224,7 @@ struct profile_stats {
 				 * not fetched: stopped again, read held */
 	uint64_t frames_by_epoch; /* frames the GC's count vouched for */
 	uint64_t frames_by_major; /* ... the major GCs' count alone */
+	uint64_t names_unread;	/* frames whose owner's name failed */
 	uint64_t types_kept;	/* eps' objects' types served unread */
 	uint64_t threads_by_walk; /* idle threads taken whole from the last
 				 * walk of the thread list */

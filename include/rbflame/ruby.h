@@ -331,6 +331,8 @@ struct ruby_reader_stats {
 	uint64_t frames_by_major; /* ... of them, by the count of major
 				   * GCs alone (an old iseq or method
 				   * entry, minor GCs since) */
+	uint64_t names_unread;	/* frames dropped as their owner's name
+				 * could not be read whole */
 	uint64_t types_kept;	/* types of the objects frames' eps name,
 				 * served unread (struct type_slot) */
 	uint64_t threads_by_walk; /* threads taken whole from the last

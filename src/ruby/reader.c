@@ -568,9 +568,11 @@ class_text(struct ruby_reader *r, uint64_t klass, char *buf, size_t cap,
 /* "Owner#name", or "Owner.name" for a singleton method, Owner as
  * stackprof prints it (class_text); a singleton method of an object that
  * is no class or module is "#<C:0xOBJ>.name", C the object's class and
- * OBJ its address (rb_profile_frame_classpath). When a read fails,
- * "#<Class:0xOWNER>.name" or "#<Module:0xOWNER>#name". */
-static void
+ * OBJ its address (rb_profile_frame_classpath). False when a read
+ * failed: a name made short of it ("run" for Puma::Cluster#run, read
+ * from the stop's cache alone or torn, servers.sh) is no name Ruby
+ * knows, so the frame is unreadable and its sample dropped, counted. */
+static bool
 qualified_name(struct ruby_reader *r, uint64_t owner, const char *name,
 	       char *out, size_t cap)
 {
@@ -579,9 +581,11 @@ qualified_name(struct ruby_reader *r, uint64_t owner, const char *name,
 	uint64_t flags;
 	int t = type_of(r, owner);
 
+	if (r->bad)
+		return false;
 	if (t != (int)L->t_class && t != (int)L->t_module) {
 		snprintf(out, cap, "%s", name);
-		return;
+		return true;
 	}
 	flags = rd64(r, owner + L->rbasic_flags);
 	if ((flags & L->fl_singleton) && t == (int)L->t_class) {
@@ -591,17 +595,17 @@ qualified_name(struct ruby_reader *r, uint64_t owner, const char *name,
 		if (ot == (int)L->t_class || ot == (int)L->t_module) {
 			if (class_text(r, obj, path, sizeof(path), 0)) {
 				snprintf(out, cap, "%s.%s", path, name);
-				return;
+				return true;
 			}
 		} else if (ot >= 0 && class_text(r, real_class(r, obj), path,
 						 sizeof(path), 0)) {
 			snprintf(out, cap, "#<%s:0x%016" PRIx64 ">.%s", path,
 				 obj, name);
-			return;
+			return true;
 		}
 		snprintf(out, cap, "#<Class:0x%016" PRIx64 ">.%s", owner,
 			 name);
-		return;
+		return !r->bad;
 	}
 	if (class_text(r, owner, path, sizeof(path), 0))
 		snprintf(out, cap, "%s#%s", path, name);
@@ -609,6 +613,7 @@ qualified_name(struct ruby_reader *r, uint64_t owner, const char *name,
 		snprintf(out, cap, "#<%s:0x%016" PRIx64 ">#%s",
 			 t == (int)L->t_module ? "Module" : "Class", owner,
 			 name);
+	return !r->bad;
 }
 
 /* ---- frames ---------------------------------------------------------- */
@@ -805,8 +810,14 @@ iseq_frame(struct ruby_reader *r, uint64_t iseq, uint64_t pc, uint64_t ep,
 						       : last_in(label);
 		const char *method = in ? in + 4 : label;
 
-		if (owner && !r->bad) {
-			qualified_name(r, owner, method, name, sizeof(name));
+		if (r->bad ||
+		    (owner && !qualified_name(r, owner, method, name,
+					      sizeof(name)))) {
+			r->bad = false;
+			r->stats.names_unread++;
+			return -1;
+		}
+		if (owner) {
 			if (in)
 				snprintf(in + 4, sizeof(label) - (in + 4 - label),
 					 "%s", name);
@@ -868,8 +879,11 @@ cfunc_frame(struct ruby_reader *r, uint64_t ep, struct ruby_frame *f)
 	name = id_name(r, id);
 	if (!name)
 		name = "(unknown C function)";
-	qualified_name(r, owner, name, label, sizeof(label));
-	r->bad = false;
+	if (!qualified_name(r, owner, name, label, sizeof(label))) {
+		r->bad = false;
+		r->stats.names_unread++;
+		return -1;
+	}
 	f->cfunc_addr = cfunc_addr(r, def);
 	r->bad = false;
 	f->label = keep(r, label);

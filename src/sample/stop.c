@@ -781,6 +781,7 @@ sample_stacks_read(struct sampler *s)
 	s->prof->stats.frames_by_major +=
 		now->frames_by_major - was.frames_by_major;
 	s->prof->stats.types_kept += now->types_kept - was.types_kept;
+	s->prof->stats.names_unread += now->names_unread - was.names_unread;
 	s->prof->stats.threads_by_walk +=
 		now->threads_by_walk - was.threads_by_walk;
 	due = now->walk_refreshes - was.walk_refreshes;
