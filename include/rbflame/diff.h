@@ -45,6 +45,7 @@ struct diff_row {
 				 * change of its mean time, s */
 	/* Time mode (diff_result.time): seconds, summed over the runs */
 	double tsum[2], tsumsq[2];	/* its total time per run */
+	double tcross[2];		/* ... times the run's total time */
 	double ssum[2];			/* its self time */
 	double tmean[2], tsd[2];	/* total time's mean and spread */
 	double smean[2];		/* self time's mean */
@@ -60,6 +61,8 @@ struct diff_row {
 	double excess;		/* time mode: its growth beyond the rest of
 				 * the run's (a slower machine), in % of
 				 * the base's total */
+	double xse, xdf;	/* time mode: the excess's standard error
+				 * (s) and degrees of freedom */
 	bool time;		/* compared by time */
 };
 
