@@ -1573,10 +1573,49 @@ peek64(struct ruby_reader *r, uint64_t addr, uint64_t *v)
  * calls a thread whose stack moved past the lines the round's fetch
  * brought (a server's thread that woke into a request: under
  * bench/server's loaded Puma, read_frames() read 2 of a worker tick's
- * 5-6 lines on demand). Planned from what the cache holds alone,
- * bounded as read_frames() bounds its reads; a thread whose ec or
- * innermost frame is not there is read as before.
+ * 5-6 lines on demand). Planned from what the cache holds, bounded
+ * as read_frames() bounds its reads. The pointers it follows to get
+ * there (the thread's ec, the ec's stack and cfp) are fetched first,
+ * a level at a time for all the threads, where the cache lacks them:
+ * a thread that woke into a request was idle last round, its lines
+ * left out of the round's fetch, and each of its reads was a call of
+ * its own (bench/server's Puma: some 5 such threads a worker tick, 3-4
+ * one-line calls each). A pointer still not there (the level's fetch
+ * faulted) leaves its thread to be read as before.
  */
+static void
+prefetch_fresh_pointers(struct ruby_reader *r)
+{
+	const struct ruby_layout *L = r->L;
+	uint64_t want[3 * RUBY_FRESH_MAX];
+	size_t nw = 0;
+
+	for (size_t i = 0; i < r->nfresh; i++) {
+		uint64_t th = r->fresh[i], ec;
+
+		if (!peek64(r, th + L->thread_ec, &ec)) {
+			want[nw++] = th + L->thread_ec;
+			want[nw++] = th + L->thread_name;
+		}
+	}
+	mem_prefetch(r->mem, want, nw);
+	nw = 0;
+	for (size_t i = 0; i < r->nfresh; i++) {
+		uint64_t ec, v;
+
+		if (!peek64(r, r->fresh[i] + L->thread_ec, &ec) || !ec ||
+		    special(L, ec))
+			continue;
+		if (!peek64(r, ec + L->ec_vm_stack, &v))
+			want[nw++] = ec + L->ec_vm_stack;
+		if (!peek64(r, ec + L->ec_vm_stack_size, &v))
+			want[nw++] = ec + L->ec_vm_stack_size;
+		if (!peek64(r, ec + L->ec_cfp, &v))
+			want[nw++] = ec + L->ec_cfp;
+	}
+	mem_prefetch(r->mem, want, nw);
+}
+
 static void
 prefetch_fresh(struct ruby_reader *r)
 {
@@ -1586,6 +1625,8 @@ prefetch_fresh(struct ruby_reader *r)
 	struct mem_range cf[RUBY_FRESH_MAX] = { 0 }, vs[RUBY_FRESH_MAX] = { 0 };
 	size_t ncf = 0, nvs = 0;
 
+	if (r->layout_ok && sz)
+		prefetch_fresh_pointers(r);
 	for (size_t i = 0; i < r->nfresh && r->layout_ok && sz; i++) {
 		uint64_t ec, stack, size, cfp, end, n;
 
