@@ -1583,11 +1583,14 @@ peek64(struct ruby_reader *r, uint64_t addr, uint64_t *v)
  * one-line calls each). A pointer still not there (the level's fetch
  * faulted) leaves its thread to be read as before.
  */
+static size_t due_wants(struct ruby_reader *r, int level, uint64_t *want,
+			size_t cap);
+
 static void
 prefetch_fresh_pointers(struct ruby_reader *r)
 {
 	const struct ruby_layout *L = r->L;
-	uint64_t want[3 * RUBY_FRESH_MAX];
+	uint64_t want[6 * RUBY_FRESH_MAX];
 	size_t nw = 0;
 
 	for (size_t i = 0; i < r->nfresh; i++) {
@@ -1598,8 +1601,9 @@ prefetch_fresh_pointers(struct ruby_reader *r)
 			want[nw++] = th + L->thread_name;
 		}
 	}
+	nw += due_wants(r, 1, want + nw, sizeof(want) / sizeof(*want) - nw);
 	mem_prefetch(r->mem, want, nw);
-	nw = 0;
+	nw = due_wants(r, 2, want, sizeof(want) / sizeof(*want));
 	for (size_t i = 0; i < r->nfresh; i++) {
 		uint64_t ec, v;
 
@@ -1621,9 +1625,11 @@ prefetch_fresh(struct ruby_reader *r)
 {
 	const struct ruby_layout *L = r->L;
 	uint64_t sz = L->sizeof_control_frame, base[RUBY_FRESH_MAX];
+	uint64_t due[2 * RUBY_FRESH_MAX];
 	/* Zeroed: GCC 12 takes a const pointer argument for a read. */
-	struct mem_range cf[RUBY_FRESH_MAX] = { 0 }, vs[RUBY_FRESH_MAX] = { 0 };
-	size_t ncf = 0, nvs = 0;
+	struct mem_range cf[3 * RUBY_FRESH_MAX] = { 0 };
+	struct mem_range vs[RUBY_FRESH_MAX] = { 0 };
+	size_t ncf = 0, nvs = 0, ndue = 0;
 
 	if (r->layout_ok && sz)
 		prefetch_fresh_pointers(r);
@@ -1648,7 +1654,12 @@ prefetch_fresh(struct ruby_reader *r)
 		base[ncf++] = stack;
 	}
 	r->nfresh = 0;
-	mem_prefetch_ranges(r->mem, cf, ncf);
+	/* The refreshes' last level (their tids) in the same call. */
+	if (r->layout_ok && sz)
+		ndue = due_wants(r, 3, due, sizeof(due) / sizeof(*due));
+	for (size_t i = 0; i < ndue; i++)
+		cf[ncf + i] = (struct mem_range){ .addr = due[i], .len = 4 };
+	mem_prefetch_ranges(r->mem, cf, ncf + ndue);
 	for (size_t i = 0; i < ncf; i++) {
 		uint64_t sp, stack = base[i], cfp = cf[i].addr, len;
 
@@ -2012,6 +2023,73 @@ static bool
 walk_knows(const struct ruby_reader *r, const struct walk_entry *w)
 {
 	return w->tid > 0 && w->reused < WALK_REUSE_MAX && !r->vm.mn_threads;
+}
+
+/*
+ * The lines the walk's refreshes will read (the threads whose tid and
+ * name come due: walk_knows() false), level by level for
+ * prefetch_fresh(), which fetches them with the fresh threads' pointers
+ * and frames: level 1 the thread's ec, status, list node, name VALUE
+ * and native-thread pointer, 2 the name's String and the native thread's pthread_t, 3
+ * the tid (glibc's, or Ruby's). Each a dependent one-line call of its
+ * own before (3-4 a thread; under bench/server's loaded Puma the tid and
+ * name reads were 15% of rbflame's process_vm_readv calls). Followed
+ * through the cache alone; how many addresses went into want.
+ */
+static size_t
+due_wants(struct ruby_reader *r, int level, uint64_t *want, size_t cap)
+{
+	const struct ruby_layout *L = r->L;
+	size_t n = 0;
+
+	if (r->vm.mn_threads || !r->walk)
+		return 0;
+	for (int i = 0; i < r->nwalk && n + 8 <= cap; i++) {
+		const struct walk_entry *w = &r->walk[i];
+		uint64_t th = w->thread, nt = 0, pt = 0, v;
+		bool native = L->tid == RUBY_LAYOUT_TID_NATIVE_THREAD;
+
+		if (w->tid <= 0 || w->reused < WALK_REUSE_MAX || !th)
+			continue;
+		if (level == 1) {
+			/* What the walk reads of it besides: its ec, status
+			 * and list node. */
+			want[n++] = th + L->thread_ec;
+			want[n++] = th + L->thread_status_bit / 8;
+			want[n++] = th + L->thread_lt_node + L->list_node_next;
+			want[n++] = th + L->thread_name;
+			if (native)
+				want[n++] = th + L->thread_nt;
+			else if (L->thread_thread_id != RUBY_LAYOUT_NONE)
+				want[n++] = th + L->thread_thread_id;
+			if (L->tid == RUBY_LAYOUT_TID_THREAD)
+				want[n++] = th + L->thread_tid;
+			continue;
+		}
+		if (native && !peek64(r, th + L->thread_nt, &nt))
+			nt = 0;
+		if (level == 2) {
+			if (peek64(r, th + L->thread_name, &v) && v &&
+			    !special(L, v)) {
+				want[n++] = v;
+				want[n++] = v + L->rstring_embed_ary;
+			}
+			if (nt && !(nt & 7) &&
+			    L->nt_thread_id != RUBY_LAYOUT_NONE)
+				want[n++] = nt + L->nt_thread_id;
+			continue;
+		}
+		if (native && nt && !(nt & 7) &&
+		    L->nt_thread_id != RUBY_LAYOUT_NONE)
+			peek64(r, nt + L->nt_thread_id, &pt);
+		else if (!native && L->thread_thread_id != RUBY_LAYOUT_NONE)
+			peek64(r, th + L->thread_thread_id, &pt);
+		if (r->vm.pthread_tid_off && pt && !(pt & 7))
+			want[n++] = pt + r->vm.pthread_tid_off;
+		if (native && nt && !(nt & 7))
+			want[n++] = nt + L->nt_tid;
+	}
+	return n;
 }
 
 /* The tid of thread th, from the last walk of the list when it may be
