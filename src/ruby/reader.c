@@ -1603,7 +1603,7 @@ prefetch_fresh_pointers(struct ruby_reader *r)
 	}
 	nw += due_wants(r, 1, want + nw, sizeof(want) / sizeof(*want) - nw);
 	mem_prefetch(r->mem, want, nw);
-	nw = due_wants(r, 2, want, sizeof(want) / sizeof(*want));
+	nw = 0;
 	for (size_t i = 0; i < r->nfresh; i++) {
 		uint64_t ec, v;
 
@@ -1617,6 +1617,9 @@ prefetch_fresh_pointers(struct ruby_reader *r)
 		if (!peek64(r, ec + L->ec_cfp, &v))
 			want[nw++] = ec + L->ec_cfp;
 	}
+	/* The due threads' after the fresh ones' (at most 3 each, 3 x
+	 * RUBY_FRESH_MAX in all), in what room is left. */
+	nw += due_wants(r, 2, want + nw, sizeof(want) / sizeof(*want) - nw);
 	mem_prefetch(r->mem, want, nw);
 }
 
@@ -2030,8 +2033,9 @@ walk_knows(const struct ruby_reader *r, const struct walk_entry *w)
  * name come due: walk_knows() false), level by level for
  * prefetch_fresh(), which fetches them with the fresh threads' pointers
  * and frames: level 1 the thread's ec, status, list node, name VALUE
- * and native-thread pointer, 2 the name's String and the native thread's pthread_t, 3
- * the tid (glibc's, or Ruby's). Each a dependent one-line call of its
+ * and native-thread pointer, 2 the name's String and the native
+ * thread's pthread_t, 3 the tid (glibc's, or Ruby's). At most 8 a
+ * thread, as many threads as fit in cap. Each a dependent one-line call of its
  * own before (3-4 a thread; under bench/server's loaded Puma the tid and
  * name reads were 15% of rbflame's process_vm_readv calls). Followed
  * through the cache alone; how many addresses went into want.
