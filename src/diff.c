@@ -643,6 +643,25 @@ mean_sd(double sum, double sumsq, size_t n, double *mean, double *sd)
 }
 
 /*
+ * Time mode's degrees of freedom for a change of means whose squared
+ * standard error is se2 (dfd: Welch's denominator, the sum over the
+ * sides of (var/n)^2 / (n - 1)): Welch's, or Student's where Welch's are
+ * fewer. With as many runs a side, Welch's t is Student's, whose df are
+ * exact when the sides' spreads are equal (the same code: the false
+ * alarms the gate must not raise). Welch's approximation sank to 2 df
+ * with 3 runs a side whenever one side's spread came out larger, and
+ * missed 2-5% of a 2x slower Shop#tax.
+ */
+static double
+time_df(double se2, double dfd, const size_t nruns[2])
+{
+	double df = dfd > 0 ? se2 * se2 / dfd : INFINITY;
+	double student = (double)(nruns[0] + nruns[1]) - 2;
+
+	return nruns[0] + nruns[1] > 2 && df < student ? student : df;
+}
+
+/*
  * How much more a function grew than the rest of the run, seconds: a
  * loaded machine makes all code slower alike (the runs' CPU time moved
  * by 5-15% on a shared 2-CPU host), and a person does not blame a method
@@ -683,8 +702,8 @@ excess(const struct diff_result *r, const struct diff_row *w, double *c)
  * variance is (1 + c)^2 var f + c^2 var T - 2 c (1 + c) cov(f, T), never
  * below f's sampling floor (as f's own test: the runs' spread of g is
  * what this test adds; scaled by (1 + c)^2 the floor cost the gate a 2x
- * slower method beside a 20% slower one, 200 samples a run). A run where the whole
- * process ran slower moves f and T together and g little; one where the
+ * slower method beside a 20% slower one, 200 samples a run). A run
+ * where the whole process ran slower moves f and T together and g little; one where the
  * hot loop ran slower than the start-up (a busy 2-CPU host: Shop#ship
  * +23% while the rest grew 12%, all three runs of one side alike) moves
  * g, and only the runs' spread of g says whether that is more than
@@ -717,10 +736,7 @@ excess_spread(const struct diff_result *r, struct diff_row *w,
 			dfd += v * v / (n - 1);
 	}
 	w->xse = sqrt(se2);
-	w->xdf = dfd > 0 ? se2 * se2 / dfd : INFINITY;
-	if (nruns[0] + nruns[1] > 2 &&
-	    w->xdf < (double)(nruns[0] + nruns[1] - 2))
-		w->xdf = (double)(nruns[0] + nruns[1] - 2); /* as time_test */
+	w->xdf = time_df(se2, dfd, nruns);
 }
 
 /*
@@ -754,10 +770,7 @@ time_test(struct diff_result *r, const size_t nruns[2])
 	r->tot_z = se2 > 0 ? (r->tot_mean[DIFF_NEW] - base_total) / sqrt(se2)
 			   : 0;
 	r->tot_se = sqrt(se2);
-	r->tot_df = dfd > 0 ? se2 * se2 / dfd : INFINITY;
-	if (nruns[0] + nruns[1] > 2 &&
-	    r->tot_df < (double)(nruns[0] + nruns[1] - 2))
-		r->tot_df = (double)(nruns[0] + nruns[1] - 2); /* as below */
+	r->tot_df = time_df(se2, dfd, nruns);
 	r->tot_p = se2 > 0 && r->tot_z > 0
 		? diff_t_sf2(r->tot_z, r->tot_df) / 2 : 1;
 	for (size_t i = 0; i < r->nrows; i++) {
@@ -797,16 +810,7 @@ time_test(struct diff_result *r, const size_t nruns[2])
 			(w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE]) * sd;
 		w->self_delta =
 			(w->smean[DIFF_NEW] - w->smean[DIFF_BASE]) * sd;
-		w->df = wdfd > 0 ? wse2 * wse2 / wdfd : INFINITY;
-		/* Student's df where Welch's are fewer: with as many runs a
-		 * side, Welch's t is Student's, whose df are exact when the
-		 * sides' spreads are equal (the same code: the false alarms
-		 * the gate must not raise). Welch's approximation sank to 2
-		 * df with 3 runs a side whenever one side's spread came out
-		 * larger, and missed 2-5% of a 2x slower Shop#tax. */
-		if (nruns[0] + nruns[1] > 2 &&
-		    w->df < (double)(nruns[0] + nruns[1] - 2))
-			w->df = (double)(nruns[0] + nruns[1] - 2);
+		w->df = time_df(wse2, wdfd, nruns);
 		w->se = sqrt(wse2);
 		w->significant = false;
 		w->excess = excess(r, w, &c) * sd;
@@ -853,7 +857,6 @@ time_holm(struct diff_result *r, double pct)
 		struct diff_row *w = &r->rows[i];
 		double own = w->tmean[DIFF_NEW] - w->tmean[DIFF_BASE] -
 			     w->via_pct / 100 * r->tot_mean[DIFF_BASE];
-
 		double xz, xp;
 
 		/* A caller's growth through the call that grew most is
